@@ -1,0 +1,40 @@
+"""Rules engines and their Gymnasium environments.
+
+``import envs`` registers every game (``envs.make_game``) and its Gymnasium id
+(``gymnasium.make("qizero/Jiugong-v0")``). Rules modules import only numpy; the games are
+imported lazily, the first time one is made.
+"""
+
+from envs.core import (
+    ConfigError,
+    Game,
+    GameSpec,
+    IllegalMove,
+    InvalidState,
+    QizeroError,
+    config_options,
+    game_class,
+    game_ids,
+    make_game,
+    register_game,
+)
+
+register_game("jiugong", "envs.jiugong:Jiugong", "qizero/Jiugong-v0")
+
+from envs.gym_env import register_gym_envs  # noqa: E402  (needs the registry above)
+
+register_gym_envs()
+
+__all__ = [
+    "ConfigError",
+    "Game",
+    "GameSpec",
+    "IllegalMove",
+    "InvalidState",
+    "QizeroError",
+    "config_options",
+    "game_class",
+    "game_ids",
+    "make_game",
+    "register_game",
+]

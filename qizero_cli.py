@@ -1,0 +1,46 @@
+"""The ``qizero`` command line: one entry point, subcommands contributed by the packages.
+
+Each subcommand lives in its own module, which defines ``add_arguments(parser)`` and
+``run(args) -> int``; this file only maps names to modules (imported when used, so that
+``qizero solve`` never imports torch or fastapi).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "solve": ("envs.solve_cli", "solve a game exactly (Jiugong) and query positions"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="qizero",
+        description="Board games as rules engines, Gymnasium envs, trained AI levels and a service.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(name, help=help_text, description=module.__doc__)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except ValueError as exc:  # QizeroError and friends: bad input, said plainly
+        print(f"qizero {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
