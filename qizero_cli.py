@@ -20,7 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="qizero",
-        description="Board games as rules engines, Gymnasium envs, trained AI levels and a service.",
+        description="Board games as rules engines, Gymnasium envs, trained AI levels, a service.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():

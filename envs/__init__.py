@@ -21,7 +21,7 @@ from envs.core import (
 
 register_game("jiugong", "envs.jiugong:Jiugong", "qizero/Jiugong-v0")
 
-from envs.gym_env import register_gym_envs  # noqa: E402  (needs the registry above)
+from envs.gym_env import register_gym_envs  # noqa: E402  (after the registry is filled)
 
 register_gym_envs()
 

@@ -35,16 +35,16 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 __all__ = [
-    "QizeroError",
+    "ConfigError",
+    "Game",
+    "GameSpec",
     "IllegalMove",
     "InvalidState",
-    "ConfigError",
-    "GameSpec",
-    "Game",
-    "register_game",
-    "make_game",
-    "game_ids",
+    "QizeroError",
     "game_class",
+    "game_ids",
+    "make_game",
+    "register_game",
 ]
 
 
@@ -86,6 +86,8 @@ class GameSpec:
         observation_shape: shape of :meth:`Game.observation`'s array.
         max_length: an upper bound on the number of actions in a game (for buffers and caps).
         num_symmetries: how many transforms :meth:`Game.apply_symmetry` knows (1 = identity).
+        observation_range: bounds of every observation value (the Gymnasium Box bounds);
+            scale counts into it (e.g. pieces in hand / pieces per side).
     """
 
     id: str
@@ -95,6 +97,7 @@ class GameSpec:
     observation_shape: tuple[int, ...]
     max_length: int
     num_symmetries: int = 1
+    observation_range: tuple[float, float] = (0.0, 1.0)
 
     @property
     def num_players(self) -> int:
@@ -173,7 +176,8 @@ class Game(abc.ABC, Generic[S]):
         may be a policy target or a legal mask: both are permuted the same way.
         """
         if not 0 <= index < self.spec.num_symmetries:
-            raise ValueError(f"symmetry index {index} out of range 0..{self.spec.num_symmetries - 1}")
+            last = self.spec.num_symmetries - 1
+            raise ValueError(f"symmetry index {index} out of range 0..{last}")
         return observation, policy
 
     # ---------------------------------------------------------------- notation level

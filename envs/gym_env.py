@@ -8,7 +8,7 @@ Gymnasium spaces.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -81,7 +81,7 @@ class GameEnv(gym.Env):
     * v0: first version.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
 
     def __init__(
         self,
@@ -110,7 +110,7 @@ class GameEnv(gym.Env):
         self.observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(
-                    -np.inf, np.inf, shape=spec.observation_shape, dtype=np.float32
+                    *spec.observation_range, shape=spec.observation_shape, dtype=np.float32
                 ),
                 "action_mask": spaces.Box(0, 1, shape=(spec.num_actions,), dtype=np.int8),
             }

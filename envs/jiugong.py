@@ -79,7 +79,8 @@ class JiugongState:
     """A position with the history the draw rules need.
 
     ``history`` holds the position key of every position so far (including this one), for the
-    threefold-repetition rule. ``outcome`` is fixed when the state is created.
+    threefold-repetition rule. ``outcome`` and ``legal`` (the legal step indices, the hot path
+    of search) are fixed when the state is created.
     """
 
     board: tuple[int, ...]
@@ -88,6 +89,7 @@ class JiugongState:
     ply: int = 0
     history: tuple[int, ...] = field(default=(), repr=False)
     outcome: int = ONGOING
+    legal: tuple[int, ...] = field(default=(), repr=False)
 
     @property
     def key(self) -> int:
@@ -118,13 +120,16 @@ def _make_state(
 ) -> JiugongState:
     key = position_key(board, to_play, shared_locked)
     history = history + (key,)
-    if not legal_steps(board, to_play, shared_locked):
+    legal = tuple(legal_steps(board, to_play, shared_locked))
+    if not legal:
         outcome = NORTH_WINS if to_play == SOUTH else SOUTH_WINS
-    elif history.count(key) >= REPETITIONS_FOR_DRAW or ply >= MAX_PLIES:
+    elif ply >= MAX_PLIES or history.count(key) >= REPETITIONS_FOR_DRAW:
         outcome = DRAW
     else:
         outcome = ONGOING
-    return JiugongState(board, to_play, shared_locked, ply, history, outcome)
+    if outcome != ONGOING:
+        legal = ()
+    return JiugongState(board, to_play, shared_locked, ply, history, outcome, legal)
 
 
 class Jiugong(Game[JiugongState]):
@@ -161,12 +166,15 @@ class Jiugong(Game[JiugongState]):
 
     def legal_mask(self, state: JiugongState) -> np.ndarray:
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if state.outcome == ONGOING:
-            mask[legal_steps(state.board, state.to_play, state.shared_locked)] = True
+        mask[list(state.legal)] = True
         return mask
 
+    def legal_actions(self, state: JiugongState) -> np.ndarray:
+        return np.array(state.legal, dtype=np.int64)
+
     def apply(self, state: JiugongState, action: int) -> JiugongState:
-        action = self.check_action(state, action)
+        if type(action) is not int or action not in state.legal:
+            action = self.check_action(state, action)  # raises IllegalMove with the reason
         f, t = STEPS[action]
         board = list(state.board)
         moved_shared = board[f] == SHARED
