@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from envs import IllegalMove, InvalidState, make_game
-from envs.jiugong import MAX_PLIES, NORTH, SOUTH
+from envs.jiugong import MAX_PLIES, NORTH, POINT_NAMES, SOUTH
 
 game = make_game("jiugong")
 
@@ -222,3 +224,33 @@ def test_mirror_symmetry_maps_legal_masks():
     )
     assert np.array_equal(obs, game.observation(mirrored))
     assert np.array_equal(mask.astype(bool), game.legal_mask(mirrored))
+
+
+def test_a_loss_on_the_200th_ply_beats_the_draw():
+    data = {"board": ".SSS.XNNN", "to_play": "south", "shared_locked": False, "ply": MAX_PLIES - 1}
+    state = game.play(game.from_json(data), "b1-b2")  # walls North in on the 200th ply
+    assert game.to_json(state)["ply"] == MAX_PLIES
+    assert game.is_terminal(state) and game.winner(state) == SOUTH
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=10**6), max_size=60))
+def test_invariants_along_any_game(choices):
+    """Any sequence of legal moves keeps 3+3+1 pieces, the lock rule and the reference moves."""
+    state = game.initial_state()
+    for choice in choices:
+        if game.is_terminal(state):
+            break
+        data = game.to_json(state)
+        expected = reference_moves(data["board"], data["to_play"], data["shared_locked"])
+        actions = game.legal_actions(state)
+        assert len(actions) == len(expected)
+        action = int(actions[choice % len(actions)])
+        origin = game.action_to_move(state, action).split("-")[0]
+        moved_shared = data["board"][POINT_NAMES.index(origin)] == "X"
+        state = game.apply(state, action)
+        after = game.to_json(state)
+        assert sorted(after["board"]) == sorted("SSS..XNNN")
+        assert after["shared_locked"] is moved_shared
+        assert after["to_play"] != data["to_play"]
+        assert after["ply"] == data["ply"] + 1
