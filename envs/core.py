@@ -30,6 +30,7 @@ import abc
 import dataclasses
 import importlib
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
@@ -43,6 +44,7 @@ __all__ = [
     "QizeroError",
     "game_class",
     "game_ids",
+    "game_module",
     "make_game",
     "register_game",
 ]
@@ -256,13 +258,18 @@ def game_ids() -> list[str]:
     return list(_REGISTRY)
 
 
-def game_class(game_id: str) -> type[Game]:
-    """The Game subclass registered under ``game_id``; ConfigError if unknown."""
+def game_module(game_id: str) -> ModuleType:
+    """The registered module of a game: it exports the Game class and, where the game has one,
+    ``greedy_policy`` (its baseline player)."""
     if not isinstance(game_id, str) or game_id not in _REGISTRY:
         raise ConfigError(f"unknown game {game_id!r}; known games: {', '.join(sorted(_REGISTRY))}")
+    return importlib.import_module(_REGISTRY[game_id].split(":")[0])
+
+
+def game_class(game_id: str) -> type[Game]:
+    """The Game subclass registered under ``game_id``; ConfigError if unknown."""
     if game_id not in _CLASSES:
-        module_name, class_name = _REGISTRY[game_id].split(":")
-        cls = getattr(importlib.import_module(module_name), class_name)
+        cls = getattr(game_module(game_id), _REGISTRY[game_id].split(":")[1])
         cls.id = game_id
         _CLASSES[game_id] = cls
     return _CLASSES[game_id]

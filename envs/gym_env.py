@@ -7,7 +7,6 @@ Gymnasium spaces.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -15,27 +14,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envs.core import GYM_IDS, ConfigError, Game, make_game
-
-#: A policy maps (game, state, rng) to an action index; it is only called on states where
-#: the opponent is to move.
-Policy = Callable[[Game, Any, np.random.Generator], int]
-
-
-def random_policy(game: Game, state: Any, rng: np.random.Generator) -> int:
-    """The uniform-random legal player."""
-    return int(rng.choice(game.legal_actions(state)))
-
-
-def _named_opponent(name: str, game: Game) -> Policy:
-    if name == "random":
-        return random_policy
-    if name == "solver":
-        if game.spec.id != "jiugong":
-            raise ConfigError(f"the 'solver' opponent exists only for jiugong, not {game.spec.id}")
-        from envs.jiugong_solver import solver_policy
-
-        return solver_policy()
-    raise ConfigError(f"unknown opponent {name!r}; use 'random', 'solver' or a callable")
+from envs.policies import Policy, named_policy
 
 
 class GameEnv(gym.Env):
@@ -72,8 +51,9 @@ class GameEnv(gym.Env):
     ## Arguments
     * ``game``: a game id (``"jiugong"``) or a Game instance.
     * ``game_config``: options passed to ``envs.make_game`` when ``game`` is an id.
-    * ``opponent``: ``None`` for self-play (the agent acts for whoever is to move), or
-      ``"random"``, ``"solver"`` (Jiugong), or a callable ``(game, state, rng) -> action``.
+    * ``opponent``: ``None`` for self-play (the agent acts for whoever is to move), a policy
+      name of ``envs.policies`` (``"random"``, ``"greedy"``, ``"solver"`` for Jiugong), or a
+      callable ``(game, state, rng) -> action``.
     * ``agent_player``: the seat the agent plays against an opponent (0 or 1).
     * ``illegal_action``: ``"lose"`` (default) or ``"raise"``.
 
@@ -101,7 +81,7 @@ class GameEnv(gym.Env):
         if render_mode not in (None, "ansi"):
             raise ConfigError("render_mode must be None or 'ansi'")
         self.opponent: Policy | None = (
-            _named_opponent(opponent, self.game) if isinstance(opponent, str) else opponent
+            named_policy(self.game, opponent) if isinstance(opponent, str) else opponent
         )
         self.agent_player = agent_player
         self.illegal_action = illegal_action

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import envs  # noqa: F401  (registers the ids)
+import envs
 from envs import ConfigError, IllegalMove
 from envs.gym_env import GameEnv
 
@@ -85,7 +85,7 @@ def test_random_agent_never_beats_the_solver():
 def test_bad_arguments():
     with pytest.raises(ConfigError, match="unknown game"):
         GameEnv("chess")
-    with pytest.raises(ConfigError, match="unknown opponent"):
+    with pytest.raises(ConfigError, match="unknown policy"):
         GameEnv("jiugong", opponent="stockfish")
     with pytest.raises(ConfigError, match="illegal_action"):
         GameEnv("jiugong", illegal_action="ignore")
@@ -110,3 +110,19 @@ def test_maskable_ppo_learns_without_modification():
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
     assert obs["action_mask"][int(action)] == 1
+
+
+def test_named_opponents():
+    from envs.policies import named_policy
+
+    game = envs.make_game("fangqi")
+    state = game.initial_state()
+    rng = np.random.default_rng(0)
+    for name in ("random", "greedy"):
+        assert game.legal_mask(state)[named_policy(game, name)(game, state, rng)]
+    with pytest.raises(ConfigError, match="greedy"):
+        named_policy(envs.make_game("jiugong"), "greedy")
+    with pytest.raises(ConfigError, match="solver"):
+        named_policy(game, "solver")
+    with pytest.raises(ConfigError, match="unknown policy"):
+        named_policy(game, "alphago")
