@@ -10,6 +10,7 @@ import argparse
 import time
 
 import gymnasium as gym
+import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -36,7 +37,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (small nets: 1)")
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     vec = DummyVecEnv(
         [
             lambda seat=seat: gym.make("qizero/Jiugong-v0", opponent="random", agent_player=seat)

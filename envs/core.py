@@ -90,6 +90,8 @@ class GameSpec:
         num_symmetries: how many transforms :meth:`Game.apply_symmetry` knows (1 = identity).
         observation_range: bounds of every observation value (the Gymnasium Box bounds);
             scale counts into it (e.g. pieces in hand / pieces per side).
+        turn_seconds: default seconds per turn in sessions, from the rules' Timer section;
+            None when the rules define no turn timer (see :meth:`Game.time_out`).
     """
 
     id: str
@@ -100,6 +102,7 @@ class GameSpec:
     max_length: int
     num_symmetries: int = 1
     observation_range: tuple[float, float] = (0.0, 1.0)
+    turn_seconds: float | None = None
 
     @property
     def num_players(self) -> int:
@@ -215,6 +218,14 @@ class Game(abc.ABC, Generic[S]):
         if not self.legal_mask(state)[action]:
             raise IllegalMove(self.action_to_move(state, action), "not legal in this position")
         return action
+
+    def time_out(self, state: S) -> S:
+        """The state after the player to act runs out of time (the rules' Timer section).
+
+        Only games whose spec has ``turn_seconds`` define it; sessions apply it, the RL
+        environment never does.
+        """
+        raise IllegalMove("time-out", f"the rules of {self.spec.id} define no turn timer")
 
     # ---------------------------------------------------------------- serialization
     @abc.abstractmethod

@@ -145,6 +145,7 @@ class Jiugong(Game[JiugongState]):
         observation_shape=(4, 3, 3),
         max_length=MAX_PLIES,
         num_symmetries=2,
+        turn_seconds=60.0,
     )
 
     @property
@@ -215,6 +216,16 @@ class Jiugong(Game[JiugongState]):
         mirrored = np.empty_like(policy)
         mirrored[MIRROR_ACTIONS] = policy
         return observation[..., ::-1].copy(), mirrored
+
+    def time_out(self, state: JiugongState) -> JiugongState:
+        """The turn passes with no move made and the shared-piece lock is cleared.
+
+        Not a ply (the 200-ply cap counts moves), but the new position enters the repetition
+        history like any other, so endless time-outs still end in a draw by repetition.
+        """
+        if state.outcome != ONGOING:
+            raise IllegalMove("time-out", "the game is over")
+        return _make_state(state.board, 1 - state.to_play, False, state.ply, state.history)
 
     # ------------------------------------------------------------ notation level
     def action_to_move(self, state: JiugongState, action: int) -> str:

@@ -254,3 +254,20 @@ def test_invariants_along_any_game(choices):
         assert after["shared_locked"] is moved_shared
         assert after["to_play"] != data["to_play"]
         assert after["ply"] == data["ply"] + 1
+
+
+def test_time_out_passes_the_turn_and_clears_the_lock():
+    state = play("a1-a2 c2-b2")  # South to move, shared piece locked
+    after = game.time_out(state)
+    data = game.to_json(after)
+    assert data["to_play"] == "north" and data["shared_locked"] is False
+    assert data["board"] == game.to_json(state)["board"] and data["ply"] == state.ply
+    assert game.spec.turn_seconds == 60.0
+    with pytest.raises(IllegalMove, match="over"):
+        game.time_out(position("NNN  SSX  ..S", "north", False))
+
+
+def test_endless_time_outs_end_in_a_draw():
+    state = game.time_out(game.time_out(play("a1-a2")))  # back to the same position
+    state = game.time_out(game.time_out(state))
+    assert game.is_terminal(state) and game.winner(state) is None

@@ -53,6 +53,7 @@ class FangQi(Game[FangQiState]):
         observation_shape=features.OBSERVATION_SHAPE,
         max_length=MAX_LENGTH,
         num_symmetries=NUM_SYMMETRIES,
+        turn_seconds=60.0,
     )
 
     @property
