@@ -21,6 +21,7 @@ from envs.core import (
 
 register_game("jiugong", "envs.jiugong:Jiugong", "qizero/Jiugong-v0")
 register_game("fangqi", "envs.fangqi:FangQi", "qizero/FangQi-v0")
+register_game("trigolden", "envs.trigolden:TriGolden", "qizero/TriGolden-v0")
 register_game("stereo_go", "envs.stereo_go:StereoGo", "qizero/StereoGo-v0")
 
 from envs.gym_env import register_gym_envs  # noqa: E402  (after the registry is filled)

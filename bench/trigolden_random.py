@@ -1,0 +1,108 @@
+"""TriGolden figures from uniform-random games: placements per sub-step, structures and points
+per game, time per game, and the legal-mask time per position (median, around 40 pieces).
+
+Run: ``.venv/bin/python bench/trigolden_random.py [--games 20] [--variant standard]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from envs import make_game
+from envs.trigolden import geometry
+from envs.trigolden import rules as rules_mod
+from envs.trigolden.geometry import Board
+from envs.trigolden.state import ARBITRATION
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--variant", default="standard", choices=("standard", "draft"))
+    parser.add_argument("--scoring", default="bracing", choices=("bracing", "trigolden"))
+    parser.add_argument("--n", type=int, default=9)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    game = make_game("trigolden", variant=args.variant, scoring=args.scoring, n=args.n)
+    rules = game.rules
+    rng = np.random.default_rng(args.seed)
+    first_counts: list[int] = []
+    second_counts: list[int] = []
+    game_times: list[float] = []
+    structures: list[int] = []
+    points: list[int] = []
+    values: list[int] = []
+    arbitrations = 0
+    positions = []
+    for _ in range(args.games):
+        state = game.initial_state()
+        t0 = time.perf_counter()
+        while not game.is_terminal(state):
+            acts = game.legal_actions(state)
+            (second_counts if state.first >= 0 else first_counts).append(len(acts))
+            action = int(rng.choice(acts))
+            if 37 <= state.num_pieces <= 41:
+                positions.append((state, action))
+            state = game.apply(state, action)
+        game_times.append(time.perf_counter() - t0)
+        structures.append(len(state.structures))
+        points.append(sum(state.scores))
+        values.extend(s.points for s in state.structures)
+        arbitrations += state.outcome == ARBITRATION
+    # Incremental: what a new position costs in play and search (apply builds the board
+    # tables and the legal mask of the position it returns, reusing what its parent knew).
+    apply_times = []
+    for st, action in positions:
+        t0 = time.perf_counter()
+        child = game.apply(st, action)
+        game.legal_mask(child)
+        apply_times.append(time.perf_counter() - t0)
+    # From scratch: the mask of a position whose board tables have no memo ("warm": the
+    # process-wide geometry and pair memos kept; "cold": those cleared too).
+    scratch_times: list[float] = []
+    cold_times: list[float] = []
+    for cold in (False, True):
+        for st, action in positions:
+            st = game.apply(st, action)
+            if game.is_terminal(st):
+                continue
+            board = Board()
+            for piece in st.board.pieces:
+                board = board.add(piece)
+            first = board.pieces[st.first] if st.first >= 0 else None
+            if cold:
+                for memo in (geometry._GEOM, geometry._INFO, rules_mod._COMPATIBLE,
+                             rules_mod._TOUCH):
+                    memo.clear()
+            t0 = time.perf_counter()
+            opts = rules.turn_options(board, st.to_play, st.hands[st.to_play], first,
+                                      st.first_contact, st.free_pairs)
+            (cold_times if cold else scratch_times).append(time.perf_counter() - t0)
+            assert set(opts.legal) == set(st.options.legal)
+    print(f"trigolden {args.variant} {args.scoring} n={args.n}: {args.games} random games")
+    print(f"legal placements, first piece of a turn: mean {np.mean(first_counts):.1f} "
+          f"max {max(first_counts)}")
+    if second_counts:
+        print(f"legal placements, second piece:         mean {np.mean(second_counts):.1f} "
+              f"max {max(second_counts)}")
+    print(f"structures per game: mean {np.mean(structures):.2f} max {max(structures)}")
+    print(f"points per game (both players): mean {np.mean(points):.1f} max {max(points)}")
+    if values:
+        print(f"points per structure: mean {np.mean(values):.2f} min {min(values)} "
+              f"max {max(values)}")
+    print(f"games ended by arbitration: {arbitrations}")
+    print(f"time per random game: mean {np.mean(game_times) * 1000:.0f} ms")
+    print(f"new position with 38-42 pieces ({len(apply_times)} positions), apply + mask: "
+          f"median {statistics.median(apply_times) * 1000:.2f} ms, "
+          f"max {max(apply_times) * 1000:.2f} ms")
+    for name, times in (("warm", scratch_times), ("cold", cold_times)):
+        print(f"mask from scratch ({name} process memos), same positions: median "
+              f"{statistics.median(times) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""TriGolden (頂鑫棋): exact geometric rules engine, both variants, match and arbitration.
+
+Modules, one job each: ``pieces`` (the piece table and exact vectors), ``geometry`` (the
+board's lookup tables and the predicates of rules 1-4), ``rules`` (legal placements and the
+two-piece turn), ``state`` (the immutable state and the step), ``observation`` (tokens for a
+set network), ``game`` (the Game protocol, notation, JSON, client geometry), ``match``
+(matches of two games and arbitration), ``players`` (the greedy baseline).
+"""
+
+from envs.trigolden.game import PLAYER_NAMES, TriGolden, TriGoldenConfig
+from envs.trigolden.match import MatchResult, arbitrate, match_result, play_match
+from envs.trigolden.players import greedy_policy
+from envs.trigolden.state import TriGoldenState
+
+__all__ = [
+    "PLAYER_NAMES",
+    "MatchResult",
+    "TriGolden",
+    "TriGoldenConfig",
+    "TriGoldenState",
+    "arbitrate",
+    "greedy_policy",
+    "match_result",
+    "play_match",
+]

@@ -1,0 +1,134 @@
+"""The TriGolden state (immutable) and the step function that builds the next one.
+
+A state is fully computed when it is built: the board tables, the structures and scores, and
+the legal options of the player to move (which also decide passes in ``draft`` and the
+arbitration loss in ``standard``). Nothing is filled in lazily, so a state pickles the same
+before and after it is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from envs.trigolden.geometry import Board, Candidate
+from envs.trigolden.rules import BRACING, STANDARD, Rules, Structure, TurnOptions
+
+ONGOING, FINISHED, ARBITRATION = 0, 1, 2
+OUTCOME_NAMES = ("ongoing", "finished", "arbitration")
+
+
+@dataclass(frozen=True, eq=False)
+class TriGoldenState:
+    """A position: the moves so far and everything derived from them.
+
+    ``first`` is the index of the first piece of the current turn while the player is placing
+    its second piece (-1 otherwise); ``first_contact`` says whether that piece lets the second
+    go on another opponent piece (standard: it is part of a scoring structure; draft: it forms
+    any structure); ``free_pairs`` is the draft's rule-5 relief for this turn. ``passes``
+    lists (pieces on the board, player) for every pass of the draft variant. On an
+    ``ARBITRATION`` outcome, ``claimant`` (the player to move, who had no legal complete turn)
+    wins.
+    """
+
+    moves: tuple[int, ...]
+    board: Board
+    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    to_play: int
+    first: int
+    first_contact: bool
+    free_pairs: bool
+    structures: tuple[Structure, ...]
+    scores: tuple[int, int]
+    outcome: int
+    claimant: int
+    passes: tuple[tuple[int, int], ...]
+    options: TurnOptions
+    opening_angle: float = 0.0
+
+    def _key(self) -> tuple:
+        return (self.moves, self.hands, self.to_play, self.first, self.outcome, self.scores,
+                self.passes, self.opening_angle)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TriGoldenState) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    @property
+    def num_pieces(self) -> int:
+        return len(self.board.pieces)
+
+
+def initial_state(rules: Rules) -> TriGoldenState:
+    hand = (rules.n,) * rules.K
+    board = Board()
+    opts = rules.turn_options(board, 0, hand, None, False, False)
+    return TriGoldenState((), board, (hand, hand), 0, -1, False, False, (), (0, 0), ONGOING, -1,
+                          (), opts)
+
+
+def score_of(structures: tuple[Structure, ...], board: Board, scoring: str) -> tuple[int, int]:
+    """Each player's points for a list of structures on a board."""
+    scores = [0, 0]
+    for s in structures:
+        owner = board.pieces[s.bracing if scoring == BRACING else s.trigolden].owner
+        scores[owner] += s.points
+    return scores[0], scores[1]
+
+
+def place(rules: Rules, scoring: str, state: TriGoldenState, cand: Candidate) -> TriGoldenState:
+    """The state after the player to move places a legal candidate."""
+    mover = state.to_play
+    board = state.board
+    index = len(board.pieces)
+    new = Rules.new_structures(board, cand, index)
+    placed = cand.as_placed(index, mover)
+    board2 = board.add(placed)
+    hand = list(state.hands[mover])
+    in_hand_before = sum(hand)
+    hand[cand.kind] -= 1
+    hands = list(state.hands)
+    hands[mover] = tuple(hand)
+    hands_t = (hands[0], hands[1])
+    structures = state.structures + tuple(new)
+    gained = score_of(tuple(new), board2, scoring)
+    scores = (state.scores[0] + gained[0], state.scores[1] + gained[1])
+    moves = state.moves + (cand.action,)
+    if cand.target >= 0 and state.first < 0 and in_hand_before >= 2:
+        contact = cand.sc if rules.variant == STANDARD else cand.touch
+        opts = rules.turn_options(board2, mover, hands_t[mover], placed, contact,
+                                  state.options.free_pairs)
+        if opts.legal:
+            return TriGoldenState(moves, board2, hands_t, mover, index, contact,
+                                  state.options.free_pairs, structures, scores, ONGOING, -1,
+                                  state.passes, opts, state.opening_angle)
+    return next_turn(rules, moves, board2, hands_t, mover, structures, scores, state.passes,
+                     state.opening_angle)
+
+
+def next_turn(
+    rules: Rules, moves: tuple[int, ...], board: Board, hands: tuple[tuple[int, ...], ...],
+    last: int, structures: tuple[Structure, ...], scores: tuple[int, int],
+    passes: tuple[tuple[int, int], ...], opening_angle: float,
+) -> TriGoldenState:
+    """Start the next turn: the opponent if it has pieces, else the same player again.
+
+    ``standard``: a player with pieces and no legal complete turn ends the game, and wins it by
+    arbitration. ``draft``: such a player passes; when nobody can place, the game ends.
+    """
+    empty = TurnOptions({}, False)
+    hands_t = (hands[0], hands[1])
+    for player in (1 - last, last):
+        if sum(hands[player]) == 0:
+            continue
+        opts = rules.turn_options(board, player, hands[player], None, False, False)
+        if opts.legal:
+            return TriGoldenState(moves, board, hands_t, player, -1, False, opts.free_pairs,
+                                  structures, scores, ONGOING, -1, passes, opts, opening_angle)
+        if rules.variant == STANDARD:
+            return TriGoldenState(moves, board, hands_t, player, -1, False, False, structures,
+                                  scores, ARBITRATION, player, passes, empty, opening_angle)
+        passes = passes + ((len(board.pieces), player),)
+    return TriGoldenState(moves, board, hands_t, last, -1, False, False, structures, scores,
+                          FINISHED, -1, passes, empty, opening_angle)
