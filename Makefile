@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	touch $@
 
 run: setup
-	$(BIN)/qizero solve jiugong
+	$(BIN)/qizero serve
 
 # pytest exits 5 when a selection ran no test; that is not a failure here.
 test: setup

@@ -14,6 +14,12 @@ import sys
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("envs.solve_cli", "solve a game exactly (Jiugong) and query positions"),
+    "serve": ("serving.cli", "run the REST service (suggestions, sessions) on 127.0.0.1:8000"),
+    "train": ("training.commands.train", "train an agent by self-play from a YAML config"),
+    "arena": ("training.commands.arena", "round robin between players, with Elo ratings"),
+    "levels": ("training.commands.levels", "build and calibrate the strength ladder of a game"),
+    "check": ("training.commands.check", "check a Jiugong level against the exact solver"),
+    "gtp": ("training.commands.gtp", "serve a player over GTP (Go Text Protocol) on stdin/stdout"),
 }
 
 

@@ -1,0 +1,110 @@
+"""Self-play speed: positions/s and network evaluations/s, batched versus unbatched search.
+
+Prints figures, asserts nothing (timings never go in tests). One process, one torch thread:
+the figures are per core. Two measurements in the same run:
+
+1. search throughput on the same set of positions (taken from random games): all of them
+   searched together (one network call per simulation for the whole batch) versus one at a
+   time; the ratio is what batching gains;
+2. complete self-play games with the batched worker loop (``training.selfplay.play_games``).
+
+    python bench/selfplay_speed.py --game fangqi [--checkpoint PATH] [--simulations 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from envs import make_game  # noqa: E402
+from training.checkpoint import load_model  # noqa: E402
+from training.config import NetworkConfig, SearchConfig, SelfPlayConfig  # noqa: E402
+from training.evaluator import NetworkEvaluator  # noqa: E402
+from training.networks import build_network, count_parameters  # noqa: E402
+from training.search import search  # noqa: E402
+from training.selfplay import play_games  # noqa: E402
+
+
+def sample_positions(game, n: int, rng: np.random.Generator) -> list:
+    """Non-terminal positions from uniformly random games, at random depths."""
+    out = []
+    while len(out) < n:
+        s = game.initial_state()
+        depth = int(rng.integers(0, 80))
+        for _ in range(depth):
+            if game.is_terminal(s):
+                break
+            legal = np.flatnonzero(game.legal_mask(s))
+            s = game.apply(s, int(legal[rng.integers(len(legal))]))
+        if not game.is_terminal(s):
+            out.append(s)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--game", default="fangqi")
+    ap.add_argument("--checkpoint", help="network to use (default: a fresh one, same shape)")
+    ap.add_argument("--channels", type=int, default=32)
+    ap.add_argument("--blocks", type=int, default=2)
+    ap.add_argument("--simulations", type=int, default=16)
+    ap.add_argument("--positions", type=int, default=64, help="positions searched per mode")
+    ap.add_argument("--games", type=int, default=16, help="self-play games (batched loop)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    torch.set_num_threads(1)
+    if args.checkpoint:
+        loaded = load_model(args.checkpoint)
+        game, model = loaded.game, loaded.model
+    else:
+        game = make_game(args.game)
+        net = NetworkConfig(kind="resnet", channels=args.channels, blocks=args.blocks)
+        torch.manual_seed(args.seed)
+        model = build_network(game.spec, net).eval()
+    cfg = SearchConfig(simulations=args.simulations, max_considered=8)
+    rng = np.random.default_rng(args.seed)
+    states = sample_positions(game, args.positions, rng)
+    print(
+        f"game {game.spec.id}, network {count_parameters(model)} parameters, "
+        f"{args.simulations} simulations per move, {len(states)} positions, 1 thread"
+    )
+
+    figures = {}
+    for mode in ("batched", "unbatched"):
+        ev = NetworkEvaluator(model)
+        t0 = time.perf_counter()
+        if mode == "batched":
+            search(game, states, ev, cfg, np.random.default_rng(1))
+        else:
+            for s in states:
+                search(game, [s], ev, cfg, np.random.default_rng(1))
+        dt = time.perf_counter() - t0
+        figures[mode] = (len(states) / dt, ev.positions / dt, ev.calls)
+        print(
+            f"{mode:>9}: {len(states) / dt:8.1f} positions/s  {ev.positions / dt:9.1f} "
+            f"network evals/s  ({ev.calls} network calls, {dt:.1f} s)"
+        )
+    ratio = figures["batched"][0] / figures["unbatched"][0]
+    print(f"batching gain: {ratio:.2f}x positions/s")
+
+    ev = NetworkEvaluator(model)
+    sp = SelfPlayConfig(workers=0, batch_games=args.games, max_plies=400)
+    batch = play_games(game, ev, cfg, sp, args.games, np.random.default_rng(2))
+    print(
+        f"self-play ({args.games} games at once, to the end): {batch.searched_positions} "
+        f"positions in {batch.seconds:.1f} s = {batch.searched_positions / batch.seconds:.1f} "
+        f"positions/s, {batch.evaluations / batch.seconds:.1f} network evals/s, "
+        f"mean game length {batch.plies / max(batch.games, 1):.0f} plies"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,256 @@
+"""Load test of the qizero service: suggestion latency and throughput over HTTP (loopback).
+
+Starts ``qizero serve`` in a subprocess on a free 127.0.0.1 port and drives it from this
+process with concurrent clients (threads, one HTTP connection each). For every game and for its
+lowest and top level it measures suggest latency p50/p99 and requests/second with 1, 8 and 32
+concurrent clients. A second server with batching off runs beside it (idle until asked);
+the top (network) levels are then measured on both, alternating on/off cells so that both see
+the same machine load, and the throughput ratio batching on / off is printed (same run).
+
+Levels: the shipped ``checkpoints/<game>/levels.json`` where it exists. A game without one gets
+a *stand-in* ladder written to a temporary folder (marked in the output): an untrained network
+of the default size (training.config.NetworkConfig) as the lowest level (raw policy, no search)
+and the same network with ``--standin-sims`` simulations as the top level; untrained weights
+cost exactly what trained ones cost, so the timings hold. Games whose network kind does not
+exist yet fall back to the service's baseline levels (random, pure MCTS).
+
+Every loop is bounded: each cell stops after ``--requests`` requests or ``--seconds`` seconds.
+
+Usage: python bench/serve_load.py [--games jiugong fangqi] [--seconds 6] [--requests 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+import envs
+
+ROOT = Path(__file__).resolve().parent.parent
+CONCURRENCY = (1, 8, 32)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, checkpoints: Path, database: Path, batching: bool, workers: int) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        cmd = [sys.executable, "-m", "qizero_cli", "serve", "--port", str(self.port),
+               "--database", str(database), "--checkpoints", str(checkpoints),
+               "--workers", str(workers), "--log-level", "warning"]
+        if not batching:
+            cmd.append("--no-batching")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=dict(os.environ))
+        deadline = time.monotonic() + 120
+        with httpx.Client(base_url=self.url) as c:
+            while True:
+                try:
+                    if c.get("/v1/health").status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the server did not start")
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def standin_levels(root: Path, game_id: str, sims: int) -> bool:
+    """Write a stand-in ladder (untrained default-size network) for ``game_id``."""
+    from training.checkpoint import save_checkpoint
+    from training.config import NetworkConfig, SearchConfig
+    from training.networks import build_network
+
+    game = envs.make_game(game_id)
+    cfg = NetworkConfig()
+    try:
+        model = build_network(game.spec, cfg)
+    except envs.QizeroError as exc:
+        print(f"  {game_id}: no stand-in network ({exc}); using baseline levels")
+        return False
+    folder = root / game_id
+    folder.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(folder / "standin.pt", game_id=game_id, game_options={}, network=cfg,
+                    model=model, iteration=0, step=0)
+    levels = [
+        {"id": "standin-policy", "label": "stand-in raw policy", "checkpoint": "standin.pt",
+         "search": SearchConfig(simulations=0, gumbel_scale=0.0).model_dump(mode="json")},
+        {"id": f"standin-s{sims}", "label": f"stand-in {sims} simulations",
+         "checkpoint": "standin.pt",
+         "search": SearchConfig(simulations=sims, gumbel_scale=0.0).model_dump(mode="json")},
+    ]
+    (folder / "levels.json").write_text(json.dumps({"game": game_id, "levels": levels}))
+    return True
+
+
+def positions(game_id: str, n: int, seed: int) -> list[list[str]]:
+    """Move lists of non-terminal positions from seeded random play (0..19 plies in)."""
+    game = envs.make_game(game_id)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        state, moves = game.initial_state(), []
+        for _ in range(int(rng.integers(0, 20))):
+            a = int(rng.choice(game.legal_actions(state)))
+            nxt = game.apply(state, a)
+            if game.is_terminal(nxt):
+                break
+            moves.append(game.action_to_move(state, a))
+            state = nxt
+        out.append(moves)
+    return out
+
+
+def drive(url: str, game_id: str, level: str, clients: int, pool: list[list[str]],
+          max_requests: int, seconds: float) -> dict[str, float]:
+    """``clients`` threads asking suggestions until the request or time budget is spent."""
+    latencies: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+    issued = [0]
+    start = time.perf_counter()
+    stop_at = start + seconds
+
+    def client(k: int) -> None:
+        with httpx.Client(base_url=url, timeout=300) as c:
+            while True:
+                with lock:
+                    if issued[0] >= max_requests or (time.perf_counter() > stop_at
+                                                     and issued[0] >= clients):
+                        return
+                    i = issued[0]
+                    issued[0] += 1
+                body = {"moves": pool[i % len(pool)], "level": level, "seed": i}
+                t0 = time.perf_counter()
+                r = c.post(f"/v1/games/{game_id}/suggest", json=body)
+                dt = time.perf_counter() - t0
+                with lock:
+                    if r.status_code == 200:
+                        latencies.append(dt)
+                    else:
+                        errors[0] += 1
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - start
+    lat = np.array(latencies) if latencies else np.array([np.nan])
+    return {"n": len(latencies), "errors": errors[0], "p50": float(np.percentile(lat, 50)),
+            "p99": float(np.percentile(lat, 99)), "rps": len(latencies) / wall}
+
+
+def warm_up(url: str, game_id: str, level: str, pool: list[list[str]]) -> None:
+    """One untimed request per level: loads its network (and torch) before measuring."""
+    r = httpx.post(f"{url}/v1/games/{game_id}/suggest", timeout=600,
+                   json={"moves": pool[0], "level": level, "seed": 0})
+    r.raise_for_status()
+
+
+def model_stats(url: str) -> tuple[int, int]:
+    """Forward passes and rows so far, summed over the server's loaded networks."""
+    models = httpx.get(f"{url}/v1/health").json()["ai"]["models"].values()
+    return sum(m["forward_passes"] for m in models), sum(m["rows"] for m in models)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="*", default=None, help="default: every game")
+    parser.add_argument("--seconds", type=float, default=6.0, help="time budget per cell")
+    parser.add_argument("--requests", type=int, default=200, help="request budget per cell")
+    parser.add_argument("--standin-sims", type=int, default=64)
+    parser.add_argument("--workers", type=int, default=32, help="server AI worker threads")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    games = args.games or envs.game_ids()
+    tmp = Path(tempfile.mkdtemp(prefix="qizero-bench-"))
+    shipped = ROOT / "checkpoints"
+    root = tmp / "checkpoints"
+    standins = set()
+    for g in games:
+        if (shipped / g / "levels.json").is_file():
+            shutil.copytree(shipped / g, root / g)
+        elif standin_levels(root, g, args.standin_sims):
+            standins.add(g)
+    pools = {g: positions(g, 64, args.seed) for g in games}
+    print(f"qizero serve load test: {os.cpu_count()} CPUs, loopback HTTP, "
+          f"cells of <= {args.requests} requests / {args.seconds:g} s")
+    print(f"{'game':<10} {'level':<22} {'clients':>7} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'req/s':>7}")
+    top_levels: dict[str, str] = {}
+    # Both servers run for the whole bench (an idle one costs nothing), so the batching
+    # comparison can alternate on/off cells and share whatever else the machine is doing.
+    server = Server(root, tmp / "on.sqlite3", batching=True, workers=args.workers)
+    plain = Server(root, tmp / "off.sqlite3", batching=False, workers=args.workers)
+    try:
+        for g in games:
+            levels = httpx.get(f"{server.url}/v1/games/{g}/levels").json()["levels"]
+            chosen = [levels[0]["id"], levels[-1]["id"]]
+            top_levels[g] = levels[-1]["id"] if levels[-1]["source"] != "baseline" else ""
+            for lv in chosen:
+                warm_up(server.url, g, lv, pools[g])
+                for n in CONCURRENCY:
+                    r = drive(server.url, g, lv, n, pools[g], args.requests, args.seconds)
+                    mark = "*" if g in standins else " "
+                    print(f"{g:<10} {lv + mark:<22} {n:>7} {r['n']:>5} {1000 * r['p50']:>8.1f} "
+                          f"{1000 * r['p99']:>8.1f} {r['rps']:>7.1f}"
+                          + (f"  errors={r['errors']}" if r["errors"] else ""), flush=True)
+        print("\nbatching on vs off, top network levels (cells alternate on/off, 2 rounds each):")
+        print(f"{'game':<10} {'level':<22} {'clients':>7} {'on req/s':>9} {'off req/s':>9} "
+              f"{'on/off':>7}")
+        for g in games:
+            if not top_levels[g]:
+                continue
+            warm_up(plain.url, g, top_levels[g], pools[g])
+            for n in (8, 32):
+                done = {"on": 0.0, "off": 0.0}
+                passes = {"on": [0, 0], "off": [0, 0]}  # forward passes, rows
+                for _ in range(2):
+                    for name, srv in (("on", server), ("off", plain)):
+                        before = model_stats(srv.url)
+                        r = drive(srv.url, g, top_levels[g], n, pools[g], args.requests,
+                                  args.seconds)
+                        after = model_stats(srv.url)
+                        done[name] += r["rps"]
+                        passes[name][0] += after[0] - before[0]
+                        passes[name][1] += after[1] - before[1]
+                ratio = done["on"] / done["off"] if done["off"] else float("nan")
+                rows = passes["on"][1] / max(passes["on"][0], 1)
+                print(f"{g:<10} {top_levels[g]:<22} {n:>7} {done['on'] / 2:>9.1f} "
+                      f"{done['off'] / 2:>9.1f} {ratio:>7.2f}   rows/forward pass with "
+                      f"batching: {rows:.2f}", flush=True)
+    finally:
+        server.stop()
+        plain.stop()
+    if standins:
+        print(f"\n* stand-in level (untrained default-size network): {', '.join(sorted(standins))}")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

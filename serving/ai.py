@@ -1,0 +1,162 @@
+"""AI players for the service: building them from levels, running searches off the event loop,
+sharing (and batching) each network among concurrent searches.
+
+Why threads: one process keeps one copy of each network, so concurrent searches of the same
+model can share forward passes (:mod:`serving.batching`); torch releases the GIL while it
+computes. Searches never run on the event loop: suggestions await the worker pool, AI seats are
+driven from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs.core import Game, QizeroError
+from serving.batching import BatchedEvaluator, Batcher
+from serving.errors import BadInput, Unavailable
+from serving.levels import Level, LevelRegistry
+
+
+@dataclass
+class Suggestion:
+    move: str
+    action: int
+    value: float | None
+    top: list[tuple[str, float]]
+    level: str
+    seconds: float
+
+
+class _Model:
+    """One loaded network with its batcher (or its plain infer when batching is off)."""
+
+    def __init__(self, path: Path, batching: bool, max_batch: int) -> None:
+        from training.checkpoint import load_model
+        from training.evaluator import NetworkEvaluator
+
+        self.loaded = load_model(path)
+        self.network = NetworkEvaluator(self.loaded.model)
+        self.batcher = Batcher(self.network.infer, max_batch) if batching else None
+        # Without batching concurrent callers must still not run one module at once.
+        self._lock = threading.Lock()
+
+    def infer(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.batcher is not None:
+            return self.batcher(obs, masks)
+        with self._lock:
+            return self.network.infer(obs, masks)
+
+
+class AIEngine:
+    """Levels, players and the worker pool."""
+
+    def __init__(
+        self,
+        levels: LevelRegistry,
+        workers: int = 16,
+        batching: bool = True,
+        max_batch: int = 256,
+        torch_threads: int = 1,
+    ) -> None:
+        self.levels = levels
+        self.batching = batching
+        self.max_batch = max_batch
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="qizero-ai")
+        self._models: dict[Path, _Model] = {}
+        self._models_lock = threading.Lock()
+        self._torch_threads = torch_threads
+        self._seed_lock = threading.Lock()
+        self._seed = int(time.time_ns() & 0xFFFFFFFF)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    # ------------------------------------------------------------------ players
+    def model(self, path: Path) -> _Model:
+        with self._models_lock:
+            m = self._models.get(path)
+            if m is None:
+                import torch
+
+                torch.set_num_threads(self._torch_threads)
+                try:
+                    m = _Model(path, self.batching, self.max_batch)
+                except QizeroError as exc:
+                    raise Unavailable(f"cannot load the level's network: {exc}") from None
+                self._models[path] = m
+            return m
+
+    def player(self, game: Game, level: Level) -> Any:
+        """A fresh Player for one search (cheap: networks are shared, rngs are not)."""
+        from training.config import SearchConfig
+        from training.players import SearchPlayer, make_player
+
+        if level.player is not None:
+            try:
+                return make_player(game, level.player, seed=self._next_seed())
+            except QizeroError as exc:
+                raise BadInput(f"level {level.id!r} cannot play {game.spec.id}: {exc}") from None
+        assert level.checkpoint is not None  # parse_levels guarantees one of the two
+        model = self.model(level.checkpoint)
+        if (
+            model.loaded.game.spec.id != game.spec.id
+            or model.loaded.game.config != game.config
+        ):
+            raise BadInput(
+                f"level {level.id!r} was trained for {model.loaded.game.spec.id} with options "
+                f"{model.loaded.data['game']['options']}; this game uses other options",
+                level=level.id,
+            )
+        cfg = SearchConfig.model_validate(level.search)
+        return SearchPlayer(f"level-{level.id}", BatchedEvaluator(model.infer), cfg)
+
+    def _next_seed(self) -> int:
+        with self._seed_lock:
+            self._seed += 1
+            return self._seed
+
+    # ------------------------------------------------------------------ searching
+    def analyse(self, game: Game, state: Any, level_id: str | None, seed: int | None) -> Suggestion:
+        """Search ``state`` with a level (blocking; call it from a worker thread)."""
+        if game.is_terminal(state):
+            raise BadInput("the game is over: there is no move to suggest")
+        level = self.levels.table(game.spec.id).get(level_id)
+        player = self.player(game, level)
+        rng = np.random.default_rng(seed if seed is not None else self._next_seed())
+        t0 = time.perf_counter()
+        analysis = player.analyse(game, state, rng)
+        seconds = time.perf_counter() - t0
+        top = [(str(m), float(p)) for m, p in analysis.top]
+        value = None if analysis.value is None else float(analysis.value)
+        return Suggestion(analysis.move, int(analysis.action), value, top, level.id, seconds)
+
+    def submit(self, fn: Any, *args: Any) -> Future:
+        return self.pool.submit(fn, *args)
+
+    async def analyse_async(
+        self, game: Game, state: Any, level_id: str | None, seed: int | None
+    ) -> Suggestion:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, self.analyse, game, state, level_id, seed)
+
+    def stats(self) -> dict[str, Any]:
+        with self._models_lock:
+            models = dict(self._models)
+        return {
+            "batching": self.batching,
+            "models": {
+                str(p): {
+                    "forward_passes": m.batcher.calls if m.batcher else m.network.calls,
+                    "rows": m.batcher.rows if m.batcher else m.network.positions,
+                }
+                for p, m in models.items()
+            },
+        }

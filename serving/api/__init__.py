@@ -1,0 +1,1 @@
+"""The HTTP layer: request/response models, dependencies and one router per resource."""

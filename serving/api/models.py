@@ -1,0 +1,288 @@
+"""Request and response models (FastAPI's Base / Create / Public families), with examples.
+
+Requests refuse unknown fields, so a typo in a client is an error, not a silent default.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+ConfigValue = StrictBool | StrictInt | StrictFloat | StrictStr
+GameConfig = dict[str, ConfigValue]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------------------- positions
+class PositionBase(_Request):
+    config: GameConfig = Field(default_factory=dict, description="game options (defaults apply)")
+    moves: list[str | dict[str, Any]] = Field(
+        default_factory=list,
+        description="moves so far, in notation (TriGolden also takes its JSON move objects)",
+    )
+
+
+class PositionCreate(PositionBase):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"config": {}, "moves": ["a1-a2", "a3-b2"]}]},
+    )
+
+
+class ResultPublic(BaseModel):
+    returns: dict[str, float] = Field(description="per side, +1 win, -1 loss, 0 draw")
+    winner: str | None
+    reason: str
+    score: dict[str, float] | None = None
+
+
+class PositionPublic(BaseModel):
+    to_play: str | None = Field(description="side to move (lower case), null when over")
+    legal_moves: list[str]
+    is_over: bool
+    result: ResultPublic | None
+    score: dict[str, float] | None = Field(None, description="running score, where scored")
+    state: dict[str, Any] = Field(description="the state as the engine's JSON")
+    text: str = Field(description="a plain-text picture of the position")
+    drawing: dict[str, Any] = Field(description="extra drawing data (TriGolden: polygons)")
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "to_play": "south",
+                    "legal_moves": ["a1-a2", "b1-b2"],
+                    "is_over": False,
+                    "result": None,
+                    "score": None,
+                    "state": {"board": "SSS..XNNN", "to_play": "south"},
+                    "text": "3 N N N\n2 . . X\n1 S S S\n  a b c",
+                    "drawing": {},
+                }
+            ]
+        }
+    )
+
+
+# ---------------------------------------------------------------------------- suggestions
+class SuggestCreate(PositionBase):
+    level: str | None = Field(None, description="level id or label; default level if omitted")
+    seed: StrictInt | None = Field(None, ge=0, le=2**63 - 1, description="for reproducible picks")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"config": {}, "moves": ["a1-a2"], "level": "random"}]},
+    )
+
+
+class TopMove(BaseModel):
+    move: str
+    probability: float
+
+
+class SuggestionPublic(BaseModel):
+    move: str
+    value: float | None = Field(description="value for the side to move in [-1, 1], if known")
+    top: list[TopMove]
+    level: str
+    seconds: float = Field(description="time the search took")
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "move": "b1-b2",
+                    "value": 0.12,
+                    "top": [{"move": "b1-b2", "probability": 0.7}],
+                    "level": "3",
+                    "seconds": 0.05,
+                }
+            ]
+        }
+    )
+
+
+# ---------------------------------------------------------------------------- catalogue
+class OptionPublic(BaseModel):
+    name: str
+    type: str
+    default: Any
+    choices: list[Any] | None
+    help: str
+
+
+class GamePublic(BaseModel):
+    id: str
+    name: str
+    players: list[str]
+    options: list[OptionPublic]
+    variants: dict[str, list[Any]] = Field(description="options with a fixed set of choices")
+    num_actions: int
+    max_length: int
+    sessions: dict[str, Any] = Field(description="session features: timer, confirm, resign...")
+
+
+class LevelPublic(BaseModel):
+    id: str
+    label: str
+    elo: float | None
+    elo_ci: list[float] | None = Field(description="95% interval of the Elo")
+    games: int | None
+    source: str
+
+
+class LevelsPublic(BaseModel):
+    game: str
+    default: str | None
+    levels: list[LevelPublic]
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "game": "jiugong",
+                    "default": "2",
+                    "levels": [
+                        {"id": "1", "label": "beginner", "elo": 210.0,
+                         "elo_ci": [150.0, 270.0], "games": 240, "source": "levels.json"},
+                        {"id": "2", "label": "strong", "elo": 640.5,
+                         "elo_ci": [560.0, 720.0], "games": 240, "source": "levels.json"},
+                    ],
+                }
+            ]
+        }
+    )
+
+
+class HealthPublic(BaseModel):
+    status: Literal["ok"]
+    games: list[str]
+    database: str
+    ai: dict[str, Any]
+
+
+# ---------------------------------------------------------------------------- sessions
+class SeatBase(_Request):
+    type: Literal["human", "ai"] = "human"
+    level: str | None = Field(None, max_length=64, description="AI level (default if omitted)")
+
+
+class SessionCreate(_Request):
+    game: str = Field(max_length=64)
+    config: GameConfig = Field(default_factory=dict)
+    seats: dict[str, SeatBase] = Field(
+        default_factory=dict, description="by side name; missing seats are human"
+    )
+    turn_seconds: float | None = Field(
+        None,
+        gt=0,
+        le=86400,
+        description="seconds per turn; omit for the game's default, null = none",
+    )
+    confirm_turns: bool | None = Field(None, description="turns stay provisional until confirm")
+    match_games: int = Field(1, ge=1, le=2, description="games in a match (TriGolden: 2)")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "game": "jiugong",
+                    "seats": {
+                        "south": {"type": "human"},
+                        "north": {"type": "ai", "level": "random"},
+                    },
+                }
+            ]
+        },
+    )
+
+
+class SessionPublic(BaseModel):
+    id: str
+    game: str
+    config: dict[str, Any]
+    version: int
+    status: str = Field(description="playing or over")
+    seats: dict[str, Any]
+    moves: list[str] = Field(description="moves of the game in progress")
+    events: list[dict[str, Any]] = Field(description="moves and time-outs of the game in progress")
+    pending: list[str] = Field(description="provisional moves not yet confirmed")
+    turn_complete: bool
+    confirm_turns: bool
+    position: PositionPublic
+    timer: dict[str, Any]
+    match: dict[str, Any]
+    scoring: dict[str, Any] | None = Field(
+        description="scoring phase (Go): the dead-stone marks and who accepted them"
+    )
+    result: dict[str, Any] | None
+    ai_thinking: bool
+    ai_error: str | None
+    created: float
+    updated: float
+
+
+class SessionCreated(BaseModel):
+    session: SessionPublic
+    owner_token: str = Field(description="acts for every seat (one shared screen)")
+    seat_tokens: dict[str, str] = Field(description="one per seat, for remote play")
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "session": {"id": "3q2Yd3x4Zq7Qm1f6cW0bLw", "game": "jiugong", "version": 1,
+                                "status": "playing", "moves": [], "...": "see SessionPublic"},
+                    "owner_token": "Wc1n3o1YH1m0p7m3lq8kQ0m1sM5b9jV8m1rZ2w8q3cE",
+                    "seat_tokens": {"south": "Hq...", "north": "p0..."},
+                }
+            ]
+        }
+    )
+
+
+class VersionBase(_Request):
+    version: StrictInt = Field(ge=0, le=2**62, description="the session version you last saw")
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"version": 4}]})
+
+
+class MoveCreate(VersionBase):
+    move: str | dict[str, Any] = Field(
+        description="in notation (TriGolden also takes its JSON move objects)"
+    )
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"move": "b1-b2", "version": 1}]}
+    )
+
+
+class SeatUpdate(VersionBase):
+    type: Literal["human", "ai"]
+    level: str | None = Field(None, max_length=64)
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"type": "ai", "level": "random", "version": 3}]},
+    )
+
+
+class DeadStonesUpdate(VersionBase):
+    dead: list[str] = Field(max_length=400, description="one point of each dead chain")
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"dead": ["D4", "Q16"], "version": 9}]}
+    )
+
+
+class ResignCreate(VersionBase):
+    seat: str | None = Field(None, max_length=64, description="defaults to the token's seat")
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"version": 12, "seat": "black"}]}
+    )

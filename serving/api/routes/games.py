@@ -1,0 +1,99 @@
+"""The catalogue (games, levels) and stateless analysis: positions and move suggestions."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+
+import envs
+from serving.api.deps import AIDep, SettingsDep
+from serving.api.models import (
+    GamePublic,
+    LevelsPublic,
+    PositionBase,
+    PositionCreate,
+    PositionPublic,
+    SuggestCreate,
+    SuggestionPublic,
+)
+from serving.catalogue import build_game, check_game_id, describe, game_info, replay
+from serving.errors import BadInput
+from serving.settings import Settings
+
+router = APIRouter(prefix="/v1/games", tags=["games"])
+
+GameId = Annotated[str, Path(description="a game id from /v1/games", examples=["jiugong"])]
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"description": "unknown game or level"},
+    422: {"description": "bad config, or an illegal move (its index and the reason)"},
+}
+
+
+def check_limits(settings: Settings, body: PositionBase) -> None:
+    if len(body.moves) > settings.max_moves:
+        raise BadInput(f"too many moves: {len(body.moves)} > {settings.max_moves}")
+    if len(body.config) > settings.max_config_options:
+        raise BadInput(f"too many config options: {len(body.config)}")
+
+
+@router.get("", response_model=list[GamePublic], summary="every game served")
+def list_games() -> list[dict[str, Any]]:
+    return [game_info(g) for g in envs.game_ids()]
+
+
+@router.get("/{game}", response_model=GamePublic, responses=_ERRORS, summary="one game")
+def get_game(game: GameId) -> dict[str, Any]:
+    check_game_id(game)
+    return game_info(game)
+
+
+@router.get("/{game}/levels", response_model=LevelsPublic, responses=_ERRORS, summary="AI levels")
+def get_levels(game: GameId, ai: AIDep) -> dict[str, Any]:
+    check_game_id(game)
+    table = ai.levels.table(game)
+    return {
+        "game": game,
+        "default": table.default,
+        "levels": [lv.public() for lv in table.levels],
+    }
+
+
+@router.post(
+    "/{game}/positions",
+    response_model=PositionPublic,
+    responses=_ERRORS,
+    summary="the position after a list of moves",
+)
+def position(game: GameId, body: PositionCreate, settings: SettingsDep) -> dict[str, Any]:
+    check_limits(settings, body)
+    g = build_game(game, body.config)
+    state = replay(g, body.moves, settings.max_move_chars)
+    return describe(g, state)
+
+
+@router.post(
+    "/{game}/suggest",
+    response_model=SuggestionPublic,
+    responses=_ERRORS,
+    summary="a move suggestion from an AI level",
+)
+async def suggest(game: GameId, body: SuggestCreate, ai: AIDep, settings: SettingsDep) -> Any:
+    check_limits(settings, body)
+    g = build_game(game, body.config)
+    ai.levels.table(game).get(body.level)  # 404 before any work
+
+    def work() -> Any:
+        state = replay(g, body.moves, settings.max_move_chars)
+        return ai.analyse(g, state, body.level, body.seed)
+
+    s = await asyncio.get_running_loop().run_in_executor(ai.pool, work)
+    return {
+        "move": s.move,
+        "value": s.value,
+        "top": [{"move": m, "probability": p} for m, p in s.top],
+        "level": s.level,
+        "seconds": s.seconds,
+    }

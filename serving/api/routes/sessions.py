@@ -1,0 +1,120 @@
+"""Game sessions: create, read, move, confirm/cancel, seats, resign."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, status
+
+from serving.api.deps import ManagerDep, SettingsDep, TokenDep
+from serving.api.models import (
+    DeadStonesUpdate,
+    MoveCreate,
+    ResignCreate,
+    SeatUpdate,
+    SessionCreate,
+    SessionCreated,
+    SessionPublic,
+    VersionBase,
+)
+from serving.errors import BadInput
+
+router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
+
+_WRITE: dict[int | str, dict[str, Any]] = {
+    401: {"description": "missing or unknown token"},
+    403: {"description": "the token belongs to another seat"},
+    404: {"description": "no such session"},
+    409: {"description": "stale version, not your turn, or the session is over"},
+    422: {"description": "illegal move (index and reason) or bad input"},
+}
+
+
+@router.post(
+    "",
+    response_model=SessionCreated,
+    status_code=status.HTTP_201_CREATED,
+    responses={404: {"description": "unknown game"}, 422: {"description": "bad input"}},
+    summary="start a session",
+)
+def create_session(body: SessionCreate, manager: ManagerDep, settings: SettingsDep) -> Any:
+    if len(body.config) > settings.max_config_options:
+        raise BadInput(f"too many config options: {len(body.config)}")
+    kwargs: dict[str, Any] = {}
+    if "turn_seconds" in body.model_fields_set:
+        kwargs["turn_seconds"] = body.turn_seconds
+    ctx, owner, seat_tokens = manager.create(
+        body.game,
+        body.config,
+        {k: v.model_dump() for k, v in body.seats.items()},
+        confirm_turns=body.confirm_turns,
+        match_games=body.match_games,
+        **kwargs,
+    )
+    return {"session": manager.view(ctx), "owner_token": owner, "seat_tokens": seat_tokens}
+
+
+@router.get(
+    "/{session_id}",
+    response_model=SessionPublic,
+    responses={404: {"description": "no such session"}},
+    summary="state, seats, timer and the full move list",
+)
+def get_session(session_id: str, manager: ManagerDep) -> Any:
+    return manager.view(manager.get(session_id))
+
+
+@router.post("/{session_id}/moves", response_model=SessionPublic, responses=_WRITE,
+             summary="play a move (provisional where turns are confirmed)")
+def post_move(session_id: str, body: MoveCreate, token: TokenDep, manager: ManagerDep) -> Any:
+    if not isinstance(body.move, str) and len(body.move) > 16:
+        raise BadInput("a move object has at most 16 fields")
+    return manager.view(manager.move(session_id, token, body.move, body.version))
+
+
+@router.post("/{session_id}/confirm", response_model=SessionPublic, responses=_WRITE,
+             summary="confirm the provisional turn")
+def confirm(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.confirm(session_id, token, body.version))
+
+
+@router.post("/{session_id}/cancel", response_model=SessionPublic, responses=_WRITE,
+             summary="take back the provisional moves of this turn")
+def cancel(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.cancel(session_id, token, body.version))
+
+
+@router.put("/{session_id}/seats/{seat}", response_model=SessionPublic, responses=_WRITE,
+            summary="hand a seat to an AI level or to a person; change its level")
+def put_seat(
+    session_id: str, seat: str, body: SeatUpdate, token: TokenDep, manager: ManagerDep
+) -> Any:
+    return manager.view(
+        manager.set_seat(session_id, token, seat, body.type, body.level, body.version)
+    )
+
+
+@router.post("/{session_id}/arbitration", response_model=SessionPublic, responses=_WRITE,
+             summary="claim arbitration at the start of your turn (TriGolden standard rules)")
+def arbitration(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.arbitration(session_id, token, body.version))
+
+
+@router.put("/{session_id}/scoring/dead", response_model=SessionPublic, responses=_WRITE,
+            summary="mark the dead chains in the scoring phase (Go)")
+def mark_dead(
+    session_id: str, body: DeadStonesUpdate, token: TokenDep, manager: ManagerDep
+) -> Any:
+    return manager.view(manager.mark_dead(session_id, token, body.dead, body.version))
+
+
+@router.post("/{session_id}/scoring/accept", response_model=SessionPublic, responses=_WRITE,
+             summary="accept the dead-stone marks; the score is final when every person has")
+def accept_score(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.accept_score(session_id, token, body.version))
+
+
+@router.post("/{session_id}/resign", response_model=SessionPublic, responses=_WRITE,
+             summary="resign (where the game's rules have it)")
+def resign(session_id: str, body: ResignCreate, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.resign(session_id, token, body.seat, body.version))

@@ -1,0 +1,151 @@
+"""The application factory: ``create_app(settings)`` (FastAPI's "bigger applications" layout).
+
+The lifespan opens the database, the level registry and the AI worker pool, resumes every
+unfinished session (AI seats to move, timers) and closes all of it on shutdown; nothing is
+loaded at import time. Networks are loaded on first use and then shared.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from serving.ai import AIEngine
+from serving.api.routes import games, health, sessions
+from serving.db import SessionStore
+from serving.errors import error_body, install_handlers
+from serving.levels import LevelRegistry
+from serving.sessions import SessionManager
+from serving.settings import Settings
+
+DESCRIPTION = """
+qizero serves every registered board game: the catalogue, stateless analysis of a position
+given as its move list, move suggestions from the trained AI levels, and game sessions between
+any mix of people and AI levels (seat tokens, provisional turns, timers, resignation).
+
+Errors are JSON `{"error", "message", "detail"}` with the matching status code: 401/403 for
+tokens, 404 for unknown games, levels and sessions, 409 for a stale session version, 413 for a
+body over the size limit, 422 for bad input (an illegal move names its index and the reason).
+"""
+
+
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with a JSON 413 (before any parsing)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._too_large(send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await self._too_large(send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, send: Send) -> None:
+        import json
+
+        payload = json.dumps(
+            error_body("too_large", f"request body over {self.limit} bytes")
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(payload)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+
+
+def create_app(settings: Settings | None = None, clock: Callable[[], float] = time.time) -> FastAPI:
+    """Build the service. ``clock`` (seconds) drives turn timers; tests pass a fake one."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = SessionStore(settings.resolved_database_url)
+        ai = AIEngine(
+            LevelRegistry(settings.checkpoints_root, settings.baseline_levels),
+            workers=settings.ai_workers,
+            batching=settings.batching,
+            max_batch=settings.max_batch,
+            torch_threads=settings.torch_threads,
+        )
+        manager = SessionManager(store, ai, settings, clock)
+        app.state.ai, app.state.sessions = ai, manager
+        manager.start()
+        try:
+            yield
+        finally:
+            manager.close()
+            ai.close()
+            store.close()
+
+    app = FastAPI(
+        title="qizero",
+        version="1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        openapi_tags=[
+            {"name": "health", "description": "liveness"},
+            {"name": "games", "description": "catalogue, positions, suggestions"},
+            {"name": "sessions", "description": "stateful games between people and AI levels"},
+        ],
+    )
+    app.state.settings = settings
+    install_handlers(app)
+    app.include_router(health.router)
+    app.include_router(games.router)
+    app.include_router(sessions.router)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "PUT"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    return app
+
+
+def app_from_env() -> Any:
+    """For ``uvicorn --factory serving.app:app_from_env``: settings from QIZERO_* variables."""
+    return create_app(Settings())

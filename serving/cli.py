@@ -1,0 +1,52 @@
+"""Run the qizero service (FastAPI + uvicorn): move suggestions and game sessions over REST.
+
+Sessions are kept in an SQLite file by default; QIZERO_DATABASE_URL (or --database-url)
+points the service at PostgreSQL instead (``postgresql+psycopg://user:pass@host/db``).
+Every other setting can also come from a QIZERO_* environment variable (serving/settings.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--database", type=Path, default=None,
+                        help="SQLite file for sessions (default data/sessions.sqlite3)")
+    parser.add_argument("--database-url", default=None,
+                        help="SQLAlchemy URL (PostgreSQL); overrides --database")
+    parser.add_argument("--checkpoints", type=Path, default=None,
+                        help="folder with <game>/levels.json (default: the shipped checkpoints)")
+    parser.add_argument("--cors", action="append", default=None, metavar="ORIGIN",
+                        help="allow a front end at ORIGIN (repeatable)")
+    parser.add_argument("--no-batching", action="store_true",
+                        help="evaluate each search alone (to measure what batching gains)")
+    parser.add_argument("--workers", type=int, default=None, help="AI worker threads")
+    parser.add_argument("--log-level", default="info", help="uvicorn log level")
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from serving.app import create_app
+    from serving.settings import Settings
+
+    overrides: dict[str, object] = {}
+    if args.database is not None:
+        overrides["database_path"] = args.database
+    if args.database_url:
+        overrides["database_url"] = args.database_url
+    if args.checkpoints is not None:
+        overrides["checkpoints_root"] = args.checkpoints
+    if args.cors:
+        overrides["cors_origins"] = args.cors
+    if args.no_batching:
+        overrides["batching"] = False
+    if args.workers is not None:
+        overrides["ai_workers"] = args.workers
+    settings = Settings(**overrides)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
+    return 0

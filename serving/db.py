@@ -1,0 +1,152 @@
+"""Persistence through SQLAlchemy: one ``sessions`` table, SQLite file or PostgreSQL.
+
+A session is stored as its move list (``games``: one list of events per game of a match) plus
+its seats, token hashes and timer; the state is never stored, it is rebuilt by replaying the
+moves through the rules. Every write is a compare-and-set on ``version`` inside one
+transaction, committed before the service answers, so two conflicting writes cannot both win
+and an acknowledged move survives a crash.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import JSON, Float, Integer, String, create_engine, event, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class SessionRow(Base):
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game: Mapped[str] = mapped_column(String(64))
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seats: Mapped[dict[str, Any]] = mapped_column(JSON)
+    owner_hash: Mapped[str] = mapped_column(String(64))
+    seat_hashes: Mapped[dict[str, str]] = mapped_column(JSON)
+    games: Mapped[list[Any]] = mapped_column(JSON)
+    pending: Mapped[list[Any]] = mapped_column(JSON)
+    extras: Mapped[dict[str, Any]] = mapped_column(JSON)
+    version: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    confirm_turns: Mapped[int] = mapped_column(Integer)
+    match_games: Mapped[int] = mapped_column(Integer)
+    turn_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    turn_started: Mapped[float | None] = mapped_column(Float, nullable=True)
+    created: Mapped[float] = mapped_column(Float)
+    updated: Mapped[float] = mapped_column(Float)
+
+
+@dataclass
+class SessionData:
+    """A plain, detached copy of one row (what the session manager works on)."""
+
+    id: str
+    game: str
+    config: dict[str, Any]
+    seats: dict[str, Any]
+    owner_hash: str
+    seat_hashes: dict[str, str]
+    games: list[list[dict[str, Any]]]
+    pending: list[str]
+    extras: dict[str, Any]
+    version: int
+    status: str
+    result: dict[str, Any] | None
+    confirm_turns: bool
+    match_games: int
+    turn_seconds: float | None
+    turn_started: float | None
+    created: float
+    updated: float
+
+    def copy(self) -> SessionData:
+        return copy.deepcopy(self)
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Events of the game in progress (the last game of the match)."""
+        return self.games[-1]
+
+
+_FIELDS = [f.name for f in fields(SessionData)]
+
+
+def _to_data(row: SessionRow) -> SessionData:
+    values = {name: copy.deepcopy(getattr(row, name)) for name in _FIELDS}
+    values["confirm_turns"] = bool(values["confirm_turns"])
+    return SessionData(**values)
+
+
+def _to_values(data: SessionData) -> dict[str, Any]:
+    values = {name: copy.deepcopy(getattr(data, name)) for name in _FIELDS}
+    values["confirm_turns"] = int(data.confirm_turns)
+    return values
+
+
+class SessionStore:
+    """Load, insert and compare-and-set sessions."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        kwargs: dict[str, Any] = {"future": True}
+        if url.startswith("sqlite"):
+            path = url.split("///", 1)[-1]
+            if path and path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            kwargs["pool_pre_ping"] = True
+        self.engine: Engine = create_engine(url, **kwargs)
+        if url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        Base.metadata.create_all(self.engine)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def load(self, session_id: str) -> SessionData | None:
+        with self._sessions() as s:
+            row = s.get(SessionRow, session_id)
+            return _to_data(row) if row is not None else None
+
+    def insert(self, data: SessionData) -> None:
+        with self._sessions.begin() as s:
+            s.add(SessionRow(**_to_values(data)))
+
+    def compare_and_set(self, data: SessionData, expected_version: int) -> bool:
+        """Write ``data`` if the stored version is still ``expected_version`` (committed)."""
+        values = _to_values(data)
+        values.pop("id")
+        with self._sessions.begin() as s:
+            res = s.execute(
+                update(SessionRow)
+                .where(SessionRow.id == data.id, SessionRow.version == expected_version)
+                .values(**values)
+            )
+            return res.rowcount == 1
+
+    def active_ids(self, timed_only: bool = False) -> list[str]:
+        q = select(SessionRow.id).where(SessionRow.status != "over")
+        if timed_only:
+            q = q.where(SessionRow.turn_seconds.is_not(None))
+        with self._sessions() as s:
+            return list(s.scalars(q))
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    # WAL: readers never block the writer; synchronous=FULL: a committed move is on disk.
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=FULL")
+    cur.close()

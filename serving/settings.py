@@ -1,0 +1,55 @@
+"""Service settings: one ``BaseSettings`` class, read from ``QIZERO_*`` environment variables.
+
+Why one class: every knob of the service (database, checkpoints, limits, CORS, AI workers,
+batching) is in one validated place, passed explicitly to :func:`serving.app.create_app`;
+nothing reads the environment at import time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+class Settings(BaseSettings):
+    """Everything configurable about the service (environment prefix ``QIZERO_``)."""
+
+    model_config = SettingsConfigDict(env_prefix="QIZERO_", extra="forbid")
+
+    # Persistence: a full SQLAlchemy URL (PostgreSQL: ``postgresql+psycopg://user@host/db``)
+    # wins over the embedded SQLite file.
+    database_url: str | None = None
+    database_path: Path = Path("data/sessions.sqlite3")
+
+    checkpoints_root: Path = DEFAULT_CHECKPOINTS
+    # Levels offered for a game that has no levels.json yet (uniform random, pure MCTS), so
+    # every registered game can be played at once; they are marked ``"source": "baseline"``.
+    baseline_levels: bool = True
+
+    cors_origins: list[str] = Field(default_factory=list)
+
+    # AI: worker threads for searches (suggestions and AI seats together), and batching of
+    # network evaluations across concurrent searches of the same model.
+    ai_workers: int = Field(16, ge=1, le=256)
+    batching: bool = True
+    max_batch: int = Field(256, ge=1)
+    torch_threads: int = Field(1, ge=1, le=64)
+
+    # Limits on input.
+    max_body_bytes: int = Field(256 * 1024, ge=1024)
+    max_moves: int = Field(4000, ge=1)
+    max_move_chars: int = Field(64, ge=1)
+    max_config_options: int = Field(32, ge=0)
+
+    # Timers: how often the server looks for expired turns (seconds).
+    timer_poll_seconds: float = Field(1.0, gt=0)
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.database_path}"

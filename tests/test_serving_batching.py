@@ -1,0 +1,124 @@
+"""Batching of network evaluations across concurrent searches (serving.batching), and its use
+by the service for concurrent suggestions of the same model."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from serving_helpers import client_for, tiny_checkpoint, write_levels
+
+from serving.batching import Batcher
+
+
+class SlowInfer:
+    """A fake network: row i gets value = its first observation entry; records batch sizes."""
+
+    def __init__(self, delay: float = 0.1) -> None:
+        self.delay = delay
+        self.batches: list[int] = []
+        self.lock = threading.Lock()
+        self.active = 0
+        self.max_active = 0
+
+    def __call__(self, obs, masks):
+        with self.lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        time.sleep(self.delay)
+        with self.lock:
+            self.active -= 1
+            self.batches.append(len(obs))
+        priors = masks.astype(np.float32) / np.maximum(masks.sum(1, keepdims=True), 1)
+        return priors, obs[:, 0].astype(np.float32)
+
+
+def _call(batcher, k: int, rows: int):
+    obs = np.full((rows, 3), float(k), dtype=np.float32)
+    obs[:, 0] = np.arange(rows) + 100 * k
+    masks = np.ones((rows, 4), dtype=bool)
+    return batcher(obs, masks)
+
+
+def test_concurrent_callers_share_forward_passes_and_get_their_own_rows():
+    infer = SlowInfer()
+    batcher = Batcher(infer, max_batch=256)
+    barrier = threading.Barrier(8)
+
+    def work(k):
+        barrier.wait()
+        return _call(batcher, k, rows=k + 1)
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(work, range(8)))
+    for k, (priors, values) in enumerate(results):
+        assert values.tolist() == [100 * k + i for i in range(k + 1)]
+        assert priors.shape == (k + 1, 4)
+    assert sum(infer.batches) == sum(k + 1 for k in range(8)) == batcher.rows
+    assert len(infer.batches) < 8 and batcher.calls == len(infer.batches)
+    assert infer.max_active == 1  # one forward pass at a time per model
+
+
+def test_a_lone_caller_waits_for_nothing_and_max_batch_is_respected():
+    infer = SlowInfer(delay=0.0)
+    batcher = Batcher(infer, max_batch=4)
+    for k in range(3):
+        assert _call(batcher, k, 2)[1].tolist() == [100 * k, 100 * k + 1]
+    assert infer.batches == [2, 2, 2]
+    infer = SlowInfer(delay=0.05)
+    batcher = Batcher(infer, max_batch=4)
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(lambda k: _call(batcher, k, 3), range(6)))
+    assert max(infer.batches) <= 4
+
+
+def test_errors_reach_every_caller_of_the_batch_and_the_batcher_recovers():
+    calls = {"n": 0}
+
+    def failing(obs, masks):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            time.sleep(0.05)
+            raise RuntimeError("boom")
+        return np.zeros(masks.shape, np.float32), np.zeros(len(obs), np.float32)
+
+    batcher = Batcher(failing)
+    with pytest.raises(RuntimeError, match="boom"):
+        _call(batcher, 0, 1)
+    assert _call(batcher, 1, 2)[1].tolist() == [0.0, 0.0]
+
+
+def test_service_batches_concurrent_suggestions_of_one_model(tmp_path):
+    root = tmp_path / "checkpoints"
+    tiny_checkpoint(root / "jiugong" / "net.pt")
+    write_levels(root, "jiugong", [
+        {"id": "net", "checkpoint": "net.pt", "search": {"simulations": 16}},
+    ])
+    with client_for(tmp_path, ai_workers=8) as c:
+        def ask(k):
+            r = c.post("/v1/games/jiugong/suggest",
+                       json={"moves": ["a1-a2"], "level": "net", "seed": k})
+            assert r.status_code == 200, r.text
+            return r.json()
+
+        ask(0)  # loads the model
+        (model,) = c.app.state.ai._models.values()
+        real = model.batcher._infer
+
+        def slow(obs, masks):  # a slower network makes the overlap certain
+            time.sleep(0.01)
+            return real(obs, masks)
+
+        model.batcher._infer = slow
+        before = (model.batcher.calls, model.batcher.rows)
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(ask, range(1, 9)))
+        assert all(a["level"] == "net" for a in answers)
+        calls = model.batcher.calls - before[0]
+        rows = model.batcher.rows - before[1]
+        stats = c.get("/v1/health").json()["ai"]["models"]
+        assert list(stats.values())[0]["forward_passes"] == model.batcher.calls
+        assert rows > calls  # some forward passes carried several searches' leaves

@@ -1,0 +1,252 @@
+"""Learner, configs, checkpoints and the replay buffer: tiny seeded runs on Jiugong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from envs import make_game
+from envs.core import ConfigError, QizeroError
+from training.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
+from training.config import NetworkConfig, config_from_dict, load_config
+from training.learner import Learner, buffer_path, checkpoint_path
+from training.networks import build_network
+from training.replay import ReplayBuffer
+
+REPO = Path(__file__).resolve().parent.parent
+
+TINY = {
+    "game": {"id": "jiugong"},
+    "seed": 3,
+    "network": {"kind": "mlp", "channels": 16, "blocks": 1, "value_hidden": 8},
+    "search": {"simulations": 4, "max_considered": 4},
+    "selfplay": {
+        "workers": 0,
+        "games_per_iteration": 6,
+        "batch_games": 3,
+        "random_opening_plies": 4,
+        "max_plies": 40,
+    },
+    "replay": {"capacity": 500},
+    "training": {
+        "iterations": 2,
+        "steps_per_iteration": 5,
+        "batch_size": 16,
+        "min_buffer": 8,
+        "eval_every": 1,
+        "eval_games": 2,
+    },
+}
+
+
+def _weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {k: v.clone() for k, v in model.state_dict().items()}
+
+
+def _same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+# ---------------------------------------------------------------------------- configs
+
+
+def test_shipped_configs_load() -> None:
+    for path in sorted((REPO / "configs").glob("*.yaml")):
+        cfg = load_config(path)
+        assert cfg.game.id in path.stem
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        ({"seeed": 1}, "seeed: unknown key"),
+        ({"search": {"simulatons": 4}}, "search.simulatons: unknown key"),
+        ({"training": {"iterations": "3"}}, "training.iterations"),
+        ({"search": {"algorithm": "alphabeta"}}, "search.algorithm"),
+        ({"search": {"simulations": -1}}, "search.simulations"),
+        ({"levels": {"ladder": [{"label": "x", "checkpoint": 1.5}]}}, "fractional checkpoint"),
+    ],
+)
+def test_config_typos_are_refused(patch: dict, message: str) -> None:
+    data = {
+        **TINY,
+        **{k: ({**TINY.get(k, {}), **v} if isinstance(v, dict) else v) for k, v in patch.items()},
+    }
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        config_from_dict(data, "test.yaml")
+
+
+def test_config_bad_game_and_yaml(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown game"):
+        config_from_dict({**TINY, "game": {"id": "chess"}})
+    with pytest.raises(ConfigError, match="unknown config option"):
+        config_from_dict({**TINY, "game": {"id": "jiugong", "options": {"size": 4}}})
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: {id: jiugong\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "missing.yaml")
+    with pytest.raises(ConfigError, match="mapping"):
+        config_from_dict([1, 2])
+
+
+def test_config_is_frozen() -> None:
+    cfg = config_from_dict(TINY)
+    with pytest.raises(Exception):  # noqa: B017  (pydantic's frozen-instance error)
+        cfg.seed = 5  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------------- learner runs
+
+
+def _run(tmp: Path, iterations: int, resume: Path | None = None) -> Learner:
+    cfg = config_from_dict(TINY)
+    learner = Learner(cfg, tmp, resume=resume, tensorboard=False)
+    learner.cfg = cfg.model_copy(
+        update={"training": cfg.training.model_copy(update={"iterations": iterations})}
+    )
+    learner.run(progress=False)
+    return learner
+
+
+def test_short_seeded_run_is_reproducible(tmp_path: Path) -> None:
+    a = _run(tmp_path / "a", 2)
+    b = _run(tmp_path / "b", 2)
+    assert a.iteration == b.iteration == 2
+    assert a.step == 10
+    assert _same(_weights(a.model), _weights(b.model))
+    np.testing.assert_array_equal(a.buffer.policy, b.buffer.policy)
+    # ...and training did something: the weights moved from their initial values.
+    init = load_model(checkpoint_path(tmp_path / "a", 0)).model
+    assert not _same(_weights(init), _weights(a.model))
+    log = (tmp_path / "a" / "log.jsonl").read_text().splitlines()
+    assert len(log) == 2
+
+
+def test_resume_continues_where_it_left_off(tmp_path: Path) -> None:
+    straight = _run(tmp_path / "straight", 2)
+    _run(tmp_path / "split", 1)
+    ckpt = checkpoint_path(tmp_path / "split", 1)
+    assert buffer_path(tmp_path / "split", 1).exists()
+    resumed = _run(tmp_path / "split", 2, resume=ckpt)
+    assert resumed.iteration == 2 and resumed.step == straight.step
+    assert _same(_weights(straight.model), _weights(resumed.model))
+    assert len(resumed.buffer) == len(straight.buffer)
+    np.testing.assert_array_equal(resumed.buffer.value, straight.buffer.value)
+
+
+def test_resume_refuses_a_checkpoint_without_its_buffer(tmp_path: Path) -> None:
+    _run(tmp_path / "r", 1)
+    buffer_path(tmp_path / "r", 1).unlink()
+    with pytest.raises(QizeroError, match="replay buffer"):
+        Learner(
+            config_from_dict(TINY),
+            tmp_path / "r",
+            checkpoint_path(tmp_path / "r", 1),
+            tensorboard=False,
+        )
+
+
+def test_tensorboard_logs_are_written(tmp_path: Path) -> None:
+    cfg = config_from_dict({**TINY, "training": {**TINY["training"], "iterations": 1}})
+    Learner(cfg, tmp_path, tensorboard=True).run(progress=False)
+    assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
+    assert (tmp_path / "config.yaml").exists()
+
+
+# ---------------------------------------------------------------------------- checkpoints
+
+
+def test_checkpoint_describes_itself(tmp_path: Path) -> None:
+    game = make_game("jiugong")
+    net = NetworkConfig(kind="mlp", channels=8, blocks=1, value_hidden=4)
+    model = build_network(game.spec, net)
+    path = save_checkpoint(
+        tmp_path / "c.pt",
+        game_id="jiugong",
+        game_options={},
+        network=net,
+        model=model,
+        iteration=7,
+        step=70,
+    )
+    assert not list(tmp_path.glob("*.tmp"))
+    data = read_checkpoint(path)
+    assert data["format_version"] == 1 and data["game"] == {"id": "jiugong", "options": {}}
+    loaded = load_model(path)
+    assert loaded.iteration == 7 and loaded.step == 70
+    assert _same(_weights(model), _weights(loaded.model))
+    x = torch.from_numpy(game.observation(game.initial_state()))[None]
+    model.eval()
+    assert torch.allclose(model(x)[0], loaded.model(x)[0])
+
+
+def test_checkpoint_errors(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        read_checkpoint(tmp_path / "none.pt")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="not a readable"):
+        read_checkpoint(junk)
+    torch.save({"format": "qizero-checkpoint", "format_version": 99}, tmp_path / "v.pt")
+    with pytest.raises(CheckpointError, match="version 99"):
+        read_checkpoint(tmp_path / "v.pt")
+
+
+def test_network_shapes_and_registry() -> None:
+    game = make_game("jiugong")
+    for net in (NetworkConfig(kind="resnet", channels=8, blocks=1), NetworkConfig(kind="mlp")):
+        model = build_network(game.spec, net).eval()
+        logits, value = model(torch.zeros(5, *game.spec.observation_shape))
+        assert logits.shape == (5, game.spec.num_actions) and value.shape == (5,)
+        assert torch.all(value.abs() <= 1)
+    with pytest.raises(ConfigError, match="unknown network kind"):
+        build_network(game.spec, NetworkConfig(kind="transformer"))
+
+
+# ---------------------------------------------------------------------------- replay
+
+
+def test_replay_ring_and_persistence(tmp_path: Path) -> None:
+    game = make_game("jiugong")
+    buf = ReplayBuffer(game, capacity=5, symmetries=False)
+    obs = np.stack([np.full(game.spec.observation_shape, i, np.float32) for i in range(7)])
+    mask = np.ones((7, 24), bool)
+    pol = np.full((7, 24), 1 / 24, np.float32)
+    buf.add(obs, mask, pol, np.arange(7, dtype=np.float32))
+    assert len(buf) == 5 and buf.added == 7
+    assert sorted(buf.value.tolist()) == [2, 3, 4, 5, 6]  # the two oldest were overwritten
+    buf.save(tmp_path / "b.npz")
+    other = ReplayBuffer(game, capacity=5)
+    other.load(tmp_path / "b.npz")
+    np.testing.assert_array_equal(other.obs, buf.obs)
+    assert other.next == buf.next
+    with pytest.raises(QizeroError, match="capacity"):
+        ReplayBuffer(game, capacity=9).load(tmp_path / "b.npz")
+
+
+def test_replay_symmetry_keeps_obs_mask_policy_consistent() -> None:
+    """A mirrored sample must be the sample of the mirrored position."""
+    game = make_game("jiugong")
+    s = game.state_from_position((1, 1, 0, 3, 0, 1, 2, 2, 2), 0, False)
+    mirror = game.state_from_position((0, 1, 1, 1, 0, 3, 2, 2, 2), 0, False)
+    buf = ReplayBuffer(game, capacity=4, symmetries=True)
+    mask = game.legal_mask(s)
+    pol = mask / mask.sum()
+    buf.add(game.observation(s)[None], mask[None], pol[None].astype(np.float32), np.ones(1))
+    seen = set()
+    for seed in range(20):
+        o, m, p, _ = buf.sample(1, np.random.default_rng(seed))
+        if np.array_equal(o[0], game.observation(mirror)):
+            np.testing.assert_array_equal(m[0], game.legal_mask(mirror))
+            seen.add("mirror")
+        else:
+            np.testing.assert_array_equal(o[0], game.observation(s))
+            np.testing.assert_array_equal(m[0], mask)
+            seen.add("identity")
+        assert np.all(p[0][~m[0]] == 0)
+    assert seen == {"mirror", "identity"}

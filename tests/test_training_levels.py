@@ -1,0 +1,92 @@
+"""Levels: a ladder built from a tiny run is exported, calibrated and described in JSON; the
+shipped ladders are strictly ordered and loadable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from envs import make_game
+from envs.core import ConfigError
+from training.config import config_from_dict
+from training.learner import Learner
+from training.levels import build_levels, resolve_iteration
+from training.players import level_player, read_levels
+
+REPO = Path(__file__).resolve().parent.parent
+
+RUN = {
+    "game": {"id": "jiugong"},
+    "seed": 5,
+    "network": {"kind": "mlp", "channels": 16, "blocks": 1, "value_hidden": 8},
+    "search": {"simulations": 4},
+    "selfplay": {"workers": 0, "games_per_iteration": 4, "batch_games": 4, "max_plies": 30},
+    "replay": {"capacity": 200},
+    "training": {
+        "iterations": 2,
+        "steps_per_iteration": 3,
+        "batch_size": 8,
+        "min_buffer": 4,
+        "eval_every": 0,
+    },
+    "levels": {
+        "games_per_pair": 6,
+        "ladder": [
+            {"label": "weak", "checkpoint": 1, "simulations": 0, "temperature": 1.0},
+            {"label": "strong", "checkpoint": 1.0, "simulations": 16, "temperature": 0.0},
+        ],
+    },
+}
+
+
+def test_build_levels_from_a_tiny_run(tmp_path: Path) -> None:
+    cfg = config_from_dict(RUN)
+    Learner(cfg, tmp_path / "run", tensorboard=False).run(progress=False)
+    out = tmp_path / "ship"
+    report = build_levels(cfg, tmp_path / "run", out, log=lambda _: None)
+    data = json.loads(report.path.read_text())
+    assert report.path.name == ("levels.json" if report.ordered else "levels.candidate.json")
+    # The verdict is exactly "every adjacent difference has a 95% interval above 0".
+    assert report.ordered == all(a["ci"][0] > 0 for a in data["calibration"]["adjacent"])
+    assert [lv["label"] for lv in data["levels"]] == ["weak", "strong"]
+    assert data["anchor"] == "random" and data["calibration"]["elo"][0] == 0.0
+    for lv in data["levels"]:
+        assert (out / lv["checkpoint"]).exists()
+        assert lv["elo_ci"][0] <= lv["elo"] <= lv["elo_ci"][1]
+        assert lv["games"] == 12 and lv["seconds_per_move"] > 0
+    assert data["levels"][0]["iteration"] == 1 and data["levels"][1]["iteration"] == 2
+    # Exported weight files are small: no optimizer state.
+    assert all(p.stat().st_size < 200_000 for p in out.glob("*.pt"))
+
+
+def test_resolve_iteration() -> None:
+    cfg = config_from_dict(RUN)
+    first, last = cfg.levels.ladder
+    assert resolve_iteration(first, [0, 1, 2, 3]) == 1
+    assert resolve_iteration(last, [0, 1, 2, 3]) == 3
+    with pytest.raises(ConfigError, match="no checkpoint for iteration 1"):
+        resolve_iteration(first, [0, 2])
+
+
+SHIPPED = [g for g in ("jiugong", "fangqi") if (REPO / "checkpoints" / g / "levels.json").exists()]
+
+
+@pytest.mark.parametrize("game_id", SHIPPED)
+def test_shipped_ladder_is_strictly_ordered(game_id: str) -> None:
+    data = read_levels(game_id)
+    levels = data["levels"]
+    assert len(levels) >= 5
+    assert [lv["id"] for lv in levels] == list(range(1, len(levels) + 1))
+    for adj in data["calibration"]["adjacent"]:
+        assert adj["ci"][0] > 0, adj
+    elos = [lv["elo"] for lv in levels]
+    assert elos == sorted(elos) and elos[0] > 0
+    game = make_game(game_id)
+    for lv in (levels[0], levels[-1]):
+        assert (REPO / "checkpoints" / game_id / lv["checkpoint"]).stat().st_size < 5_000_000
+        player = level_player(game, str(lv["id"]))
+        a = player.analyse(game, game.initial_state(), np.random.default_rng(0))
+        assert a.move in game.legal_moves(game.initial_state())

@@ -1,0 +1,173 @@
+"""``qizero train | arena | levels | check``: the training stack's subcommands.
+
+Each subcommand is a thin parser over the modules that do the work (``learner``, ``arena``,
+``levels``, ``jiugong_check``); ``qizero_cli.py`` maps the names to the four
+``add_*_arguments`` / ``run_*`` pairs below through small adapter modules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from envs import make_game
+from envs.core import ConfigError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# ---------------------------------------------------------------------------- train
+def add_train_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", help="YAML run config, e.g. configs/jiugong.yaml")
+    p.add_argument("--resume", metavar="PATH", help="checkpoint to resume from (with its buffer)")
+    p.add_argument("--minutes", type=float, help="stop after this much wall time")
+    p.add_argument("--run-dir", help="run directory (default runs/<game>-<time>)")
+    p.add_argument("--iterations", type=int, help="override training.iterations")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from training.config import load_config
+    from training.learner import Learner, run_dir_of_checkpoint
+
+    cfg = load_config(args.config)
+    if args.iterations is not None:
+        cfg = cfg.model_copy(
+            update={"training": cfg.training.model_copy(update={"iterations": args.iterations})}
+        )
+    if args.resume:
+        run_dir = Path(args.run_dir) if args.run_dir else run_dir_of_checkpoint(Path(args.resume))
+    else:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(args.run_dir) if args.run_dir else REPO / "runs" / f"{cfg.game.id}-{stamp}"
+    learner = Learner(cfg, run_dir, resume=args.resume)
+    print(f"run directory: {run_dir}")
+    t0 = time.monotonic()
+    stats = learner.run(minutes=args.minutes, progress=not args.no_progress)
+    minutes = (time.monotonic() - t0) / 60
+    print(
+        f"done: iteration {learner.iteration}, {learner.step} steps, {len(stats)} iterations in "
+        f"{minutes:.1f} min; last checkpoint "
+        f"{run_dir / 'checkpoints' / f'ckpt_{learner.iteration:06d}.pt'}"
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------------- arena
+def add_arena_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", help="game id, e.g. jiugong")
+    p.add_argument(
+        "players",
+        nargs="+",
+        help="players: random, greedy, solver, mcts:N, level:ID, net:PATH[:SIMS[:TEMP]]",
+    )
+    p.add_argument("--games", type=int, default=40, help="games per pair (sides alternate)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--opening-plies", type=int, default=0, help="random plies shared by each pair of games"
+    )
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    import json
+
+    from training.arena import fit_elo, format_matches, format_table, round_robin
+    from training.players import make_player
+
+    if args.games < 1:
+        raise ConfigError("--games must be at least 1")
+    game = make_game(args.game)
+    players = [make_player(game, spec, seed=args.seed + k) for k, spec in enumerate(args.players)]
+    if len(players) < 2:
+        raise ConfigError("the arena needs at least two players")
+    names = [f"{spec}" for spec in args.players]
+    anchor = names.index("random") if "random" in names else 0
+    results = round_robin(
+        game,
+        players,
+        args.games,
+        seed=args.seed,
+        on_result=lambda r: print(format_matches(names, [r]), flush=True),
+        opening_plies=args.opening_plies,
+    )
+    ratings = fit_elo(len(players), results, anchor=anchor)
+    print()
+    if "random" not in names:
+        print(f"(no 'random' player: ratings anchored on {names[anchor]} = 0)")
+    print(format_table(names, ratings))
+    if args.json:
+        data = {
+            "game": args.game,
+            "players": names,
+            "anchor": names[anchor],
+            "matches": [r.__dict__ for r in results],
+            "elo": [float(x) for x in ratings.elo],
+            "elo_ci": [list(ratings.ci(k)) for k in range(len(names))],
+        }
+        Path(args.json).write_text(json.dumps(data, indent=2))
+    return 0
+
+
+# ---------------------------------------------------------------------------- levels
+def add_levels_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", help="game id, e.g. jiugong")
+    p.add_argument("--run", required=True, help="training run directory (runs/<dir>)")
+    p.add_argument("--config", help="config with the levels section (default: the run's)")
+    p.add_argument("--out", help="output directory (default checkpoints/<game>)")
+    p.add_argument("--games", type=int, help="override levels.games_per_pair")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def run_levels(args: argparse.Namespace) -> int:
+    from training.config import load_config
+    from training.levels import build_levels
+
+    run = Path(args.run)
+    cfg = load_config(args.config or run / "config.yaml")
+    if cfg.game.id != args.game:
+        raise ConfigError(f"run {run} is for game {cfg.game.id!r}, not {args.game!r}")
+    out = Path(args.out) if args.out else REPO / "checkpoints" / args.game
+    report = build_levels(cfg, run, out, games_per_pair=args.games, seed=args.seed, log=print)
+    print(report.summary())
+    return 0 if report.ordered else 1
+
+
+# ---------------------------------------------------------------------------- check
+def add_check_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", choices=["jiugong"], help="a solved game (jiugong)")
+    p.add_argument("--level", help="level id or label (default: the top level)")
+    p.add_argument(
+        "--levels-dir", help="directory holding <game>/levels.json (default checkpoints)"
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-playouts", action="store_true", help="skip playing won positions out")
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from training.evaluator import NetworkEvaluator
+    from training.jiugong_check import check_player
+    from training.players import level_player, read_levels
+
+    game = make_game(args.game)
+    data = read_levels(args.game, args.levels_dir)
+    which = args.level or str(data["levels"][-1]["id"])
+    player = level_player(game, which, args.levels_dir)
+    print(
+        f"checking {args.game} level {which} ({player.cfg.simulations} simulations) "
+        "against the exact solver"
+    )
+    t0 = time.monotonic()
+    evaluator = player.evaluator if isinstance(player.evaluator, NetworkEvaluator) else None
+    report = check_player(player, evaluator, seed=args.seed, playouts=not args.no_playouts)
+    for line in report.lines():
+        print(line)
+    for ex in report.failure_examples:
+        print("  failure:", ex)
+    print(f"({time.monotonic() - t0:.1f} s)")
+    ok = report.failures == 0 and report.raw_agreement >= 0.95
+    if not args.no_playouts:
+        ok = ok and report.conversions == report.won_positions
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1

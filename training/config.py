@@ -1,0 +1,203 @@
+"""Run configuration: one YAML file per game/experiment, loaded into frozen, validated models.
+
+Why pydantic models and not dicts: a typo in a config (``simulatons: 64``) must stop a run
+before it burns an hour, with a message that names the key and the file. Every model here
+refuses unknown keys (``extra="forbid"``), checks types strictly (no "3" for 3) and ranges,
+and is frozen so nothing changes a config after it was loaded; the resolved config is copied
+into each run directory and into every checkpoint, so a checkpoint can be understood alone.
+
+Sections: ``game``, ``seed``, ``network``, ``search``, ``selfplay``, ``replay``, ``training``,
+``levels`` (see ``configs/jiugong.yaml`` for a commented example).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from envs.core import ConfigError
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class GameConfig(_Frozen):
+    """Which game and its rule options (passed to ``envs.make_game``)."""
+
+    id: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class NetworkConfig(_Frozen):
+    """Network architecture; ``kind`` names an entry of ``training.networks.NETWORKS``."""
+
+    kind: str = "resnet"
+    channels: int = Field(32, ge=1, le=1024)
+    blocks: int = Field(2, ge=0, le=64)
+    value_hidden: int = Field(32, ge=1, le=4096)
+
+
+class SearchConfig(_Frozen):
+    """Search settings; used by self-play, by players and stored in ``levels.json``.
+
+    ``simulations = 0`` means no search: the raw policy (Gumbel: argmax of prior + noise).
+    """
+
+    algorithm: Literal["gumbel", "puct"] = "gumbel"
+    simulations: int = Field(32, ge=0, le=100_000)
+    # Gumbel AlphaZero (Danihelka et al. 2022); the constants are mctx's defaults.
+    max_considered: int = Field(16, ge=1, le=4096)
+    gumbel_scale: float = Field(1.0, ge=0.0)
+    c_visit: float = Field(50.0, ge=0.0)
+    c_scale: float = Field(0.1, ge=0.0)
+    # MCTS-Solver: propagate proven wins and losses up the tree (exact values beat averages
+    # in tactical positions; game-agnostic, per player).
+    solver: bool = True
+    # With the solver: on expanding a node, create all its children and solve it at once if
+    # one of them wins for the mover (exact one-ply tactics; costs one apply per action).
+    terminal_lookahead: bool = False
+    # PUCT (AlphaZero).
+    c_puct: float = Field(1.5, ge=0.0)
+    dirichlet_alpha: float = Field(0.3, gt=0.0)
+    dirichlet_fraction: float = Field(0.0, ge=0.0, le=1.0)
+    # How the move is chosen from the search result: 0 = the best (ties at random),
+    # > 0 = sampled from the improved policy (Gumbel) or visit counts (PUCT) ** (1/T).
+    temperature: float = Field(0.0, ge=0.0, le=100.0)
+
+
+class SelfPlayConfig(_Frozen):
+    """Self-play: local worker processes, each searching a batch of games at once."""
+
+    workers: int = Field(2, ge=0, le=256)  # 0 = play in the learner's process
+    games_per_iteration: int = Field(64, ge=1)
+    batch_games: int = Field(32, ge=1)  # games searched together by one worker
+    # Exploration: the first ``random_opening_plies`` (drawn uniformly 0..N per game) are
+    # uniformly random, so training sees more than the handful of lines strong play reaches.
+    random_opening_plies: int = Field(0, ge=0)
+    # Search the opening positions too and learn from them (the move played stays random;
+    # the value target there is the search value): many more varied samples per game.
+    search_opening: bool = False
+    # Value target = (1 - mix) * final result + mix * search value at the root.
+    value_target_mix: float = Field(0.0, ge=0.0, le=1.0)
+    # Moves after the opening are sampled at ``temperature`` for the first N plies, then best.
+    temperature: float = Field(1.0, ge=0.0)
+    temperature_plies: int = Field(0, ge=0)
+    max_plies: int | None = Field(None, ge=1)
+
+
+class ReplayConfig(_Frozen):
+    capacity: int = Field(50_000, ge=1)
+    symmetries: bool = True  # augment each sample with a random symmetry of the game
+
+
+class TrainingConfig(_Frozen):
+    iterations: int = Field(20, ge=1)
+    steps_per_iteration: int = Field(100, ge=0)
+    batch_size: int = Field(256, ge=1)
+    learning_rate: float = Field(1e-3, gt=0.0)
+    weight_decay: float = Field(1e-4, ge=0.0)
+    value_loss_weight: float = Field(1.0, ge=0.0)
+    min_buffer: int = Field(256, ge=1)  # no learning until the buffer holds this many samples
+    # Elo of each new checkpoint against the previous one (TensorBoard charts/elo).
+    eval_every: int = Field(1, ge=0)  # 0 = never
+    eval_games: int = Field(20, ge=0)
+    eval_simulations: int = Field(0, ge=0)
+    threads: int = Field(1, ge=1, le=256)  # torch threads in the learner
+
+
+class LevelSpec(_Frozen):
+    """One candidate level: which checkpoint of the run, how it searches and samples.
+
+    ``checkpoint`` is an iteration number, or a fraction of the run in (0, 1] (1.0 = last).
+    """
+
+    label: str
+    checkpoint: int | float
+    simulations: int = Field(0, ge=0)
+    temperature: float = Field(0.0, ge=0.0)
+    algorithm: Literal["gumbel", "puct"] = "gumbel"
+    max_considered: int = Field(16, ge=1)
+    gumbel_scale: float = Field(0.0, ge=0.0)
+    terminal_lookahead: bool = False
+
+    @model_validator(mode="after")
+    def _checkpoint_range(self) -> LevelSpec:
+        c = self.checkpoint
+        if isinstance(c, float) and not 0.0 < c <= 1.0:
+            raise ValueError("a fractional checkpoint must lie in (0, 1]")
+        if isinstance(c, int) and c < 0:
+            raise ValueError("a checkpoint iteration must be >= 0")
+        return self
+
+
+class LevelsConfig(_Frozen):
+    """How ``qizero levels`` builds and calibrates the ladder."""
+
+    ladder: list[LevelSpec] = Field(default_factory=list)
+    games_per_pair: int = Field(40, ge=2)
+    # "all": full round robin; "near": each level against random and the two above it.
+    pairs: Literal["all", "near"] = "all"
+    # Random plies at the start of each game, the same for the two games of a pair of games
+    # (sides swapped): variety between games of deterministic players, fairly shared.
+    opening_plies: int = Field(0, ge=0)
+    opponents: list[str] = Field(default_factory=lambda: ["random"])
+
+
+class RunConfig(_Frozen):
+    game: GameConfig
+    seed: int = 0
+    network: NetworkConfig = NetworkConfig()
+    search: SearchConfig = SearchConfig()
+    selfplay: SelfPlayConfig = SelfPlayConfig()
+    replay: ReplayConfig = ReplayConfig()
+    training: TrainingConfig = TrainingConfig()
+    levels: LevelsConfig = LevelsConfig()
+
+
+def _format_errors(exc: ValidationError, source: str) -> str:
+    lines = [f"invalid config {source}:"]
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        if err["type"] == "extra_forbidden":
+            lines.append(f"  {where}: unknown key (typo?)")
+        else:
+            lines.append(f"  {where}: {err['msg']} (got {err.get('input')!r})")
+    return "\n".join(lines)
+
+
+def config_from_dict(data: Any, source: str = "<dict>") -> RunConfig:
+    """Validate a plain dict (parsed YAML) into a RunConfig; ConfigError on any problem."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"invalid config {source}: the top level must be a mapping")
+    try:
+        config = RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(exc, source)) from None
+    # The game id and options are checked by the game registry itself.
+    from envs import make_game
+
+    make_game(config.game.id, **config.game.options)
+    return config
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read and validate a YAML run config."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config {path} is not valid YAML: {exc}") from None
+    return config_from_dict(data, str(path))
+
+
+def config_to_dict(config: BaseModel) -> dict[str, Any]:
+    """Plain JSON/YAML-compatible dict (for run directories and checkpoints)."""
+    return config.model_dump(mode="json")

@@ -1,0 +1,125 @@
+"""Evaluators: what the search asks at a leaf — a prior over actions and a value.
+
+The protocol is batched: ``evaluate(game, states) -> (priors, values)`` for many states at once,
+so one network call serves the leaves of many games searched together. ``priors`` is
+``(B, num_actions)`` (zero on illegal actions, rows summing to 1) and ``values`` is ``(B,)`` in
+[-1, 1] from the view of the player to move in each state (two-player zero-sum: the search
+gives the other player the negation).
+
+Why states and not observations: pure MCTS plays random games from the state itself. The
+network evaluator turns states into observations and masks and then calls
+:meth:`NetworkEvaluator.infer` ``(observations, masks)``, the piece that a service can wrap to
+batch requests from many concurrent callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from envs.core import Game
+
+
+class Evaluator(Protocol):
+    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Priors ``(B, A)`` and mover-view values ``(B,)`` for a batch of non-terminal states."""
+        ...
+
+
+def _masks(game: Game, states: Sequence[Any]) -> np.ndarray:
+    if not states:
+        return np.zeros((0, game.spec.num_actions), dtype=bool)
+    return np.stack([game.legal_mask(s) for s in states])
+
+
+def uniform_priors(masks: np.ndarray) -> np.ndarray:
+    m = masks.astype(np.float32)
+    total = m.sum(axis=1, keepdims=True)
+    return m / np.maximum(total, 1.0)
+
+
+class UniformEvaluator:
+    """Uniform prior over legal actions, value 0: the search alone does the work."""
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        return uniform_priors(_masks(game, states)), np.zeros(len(states), dtype=np.float32)
+
+
+class RolloutEvaluator:
+    """Uniform prior; value = mean result of ``rollouts`` uniformly random playouts.
+
+    Pure MCTS (the classic baseline) is the search with this evaluator. ``max_plies`` caps a
+    playout (a capped playout counts as a draw) so games with long random play stay cheap.
+    """
+
+    def __init__(self, rng: np.random.Generator, rollouts: int = 1, max_plies: int = 1000):
+        if rollouts < 1:
+            raise ValueError("rollouts must be >= 1")
+        self.rng = rng
+        self.rollouts = rollouts
+        self.max_plies = max_plies
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        masks = _masks(game, states)
+        values = np.zeros(len(states), dtype=np.float32)
+        for i, state in enumerate(states):
+            mover = game.to_play(state)
+            total = 0.0
+            for _ in range(self.rollouts):
+                total += self._playout(game, state)[mover]
+            values[i] = total / self.rollouts
+        return uniform_priors(masks), values
+
+    def _playout(self, game: Game, state: Any) -> np.ndarray:
+        for _ in range(self.max_plies):
+            if game.is_terminal(state):
+                return game.returns(state)
+            legal = np.flatnonzero(game.legal_mask(state))
+            state = game.apply(state, int(legal[self.rng.integers(len(legal))]))
+        if game.is_terminal(state):
+            return game.returns(state)
+        return np.zeros(game.spec.num_players, dtype=np.float32)
+
+
+class NetworkEvaluator:
+    """A policy/value network (``training.networks``) as a batched evaluator.
+
+    Inference runs under ``torch.inference_mode`` on CPU by default; illegal actions get zero
+    prior whatever the network says.
+    """
+
+    def __init__(self, model: Any, device: str = "cpu") -> None:
+        import torch
+
+        self.torch = torch
+        self.model = model.to(device).eval()
+        self.device = device
+        self.calls = 0  # network forward passes (for speed figures)
+        self.positions = 0  # positions evaluated
+
+    def infer(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Priors and values for a batch of observations (mover's view) and legal masks."""
+        torch = self.torch
+        if len(observations) == 0:
+            return np.zeros(masks.shape, dtype=np.float32), np.zeros(0, dtype=np.float32)
+        self.calls += 1
+        self.positions += len(observations)
+        with torch.inference_mode():
+            obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32))
+            mask = torch.from_numpy(np.ascontiguousarray(masks, dtype=bool))
+            logits, value = self.model(obs.to(self.device))
+            logits = logits.cpu().masked_fill(~mask, float("-inf"))
+            priors = torch.softmax(logits, dim=1)
+            priors = torch.nan_to_num(priors, nan=0.0)  # rows with no legal action
+        return priors.numpy().astype(np.float32), value.cpu().numpy().reshape(-1)
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        shape = (len(states), *game.spec.observation_shape)
+        obs = (
+            np.stack([game.observation(s) for s in states])
+            if states
+            else np.zeros(shape, dtype=np.float32)
+        )
+        return self.infer(obs, _masks(game, states))

@@ -1,0 +1,314 @@
+"""The training loop: self-play -> replay buffer -> gradient steps -> numbered checkpoint.
+
+Iteration ``i`` plays ``games_per_iteration`` self-play games with the weights of checkpoint
+``i``, adds the samples to the buffer, takes ``steps_per_iteration`` gradient steps and writes
+checkpoint ``i + 1`` (with the optimizer state) and the buffer next to it. Stages hand off
+through files, so a run resumes from any checkpoint that still has its buffer.
+
+Reproducibility: every random draw of iteration ``i`` comes from generators seeded with
+``(seed, i, purpose)``, never from state carried across iterations, so resuming from checkpoint
+``i`` continues exactly as the uninterrupted run would have (same weights, bit for bit, on the
+same machine and thread count).
+
+Run directory (``runs/<game>-<time>/`` by default): ``config.yaml`` (resolved), ``checkpoints/
+ckpt_000012.pt`` + ``buffer_000012.npz``, ``tb/`` (TensorBoard: ``losses/...``,
+``charts/...``), ``log.jsonl`` (one line of figures per iteration).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+
+from envs import make_game
+from envs.core import QizeroError
+from training.checkpoint import code_commit, read_checkpoint, save_checkpoint
+from training.config import RunConfig, SearchConfig, config_to_dict
+from training.networks import build_network
+from training.replay import ReplayBuffer
+from training.selfplay import SelfPlayPool, SelfPlayTask, split_games
+
+# Purposes for derived seeds.
+_SELFPLAY, _TRAIN, _EVAL, _INIT = 1, 2, 3, 4
+
+
+def checkpoint_path(run_dir: Path, iteration: int) -> Path:
+    return run_dir / "checkpoints" / f"ckpt_{iteration:06d}.pt"
+
+
+def buffer_path(run_dir: Path, iteration: int) -> Path:
+    return run_dir / "checkpoints" / f"buffer_{iteration:06d}.npz"
+
+
+def run_dir_of_checkpoint(path: Path) -> Path:
+    return Path(path).resolve().parent.parent
+
+
+@dataclass
+class IterationStats:
+    iteration: int
+    step: int
+    games: int
+    samples: int
+    buffer: int
+    selfplay_seconds: float
+    positions_per_s: float
+    evals_per_s: float
+    policy_loss: float
+    value_loss: float
+    entropy: float
+    value_accuracy: float
+    elo: float | None
+    first_player_score: float
+
+
+class Learner:
+    def __init__(
+        self,
+        cfg: RunConfig,
+        run_dir: str | Path,
+        resume: str | Path | None = None,
+        keep_buffers: int = 2,
+        tensorboard: bool = True,
+    ) -> None:
+        self.cfg = cfg
+        self.run_dir = Path(run_dir)
+        self.keep_buffers = keep_buffers
+        self.game = make_game(cfg.game.id, **cfg.game.options)
+        torch.set_num_threads(cfg.training.threads)
+        torch.manual_seed(cfg.seed * 1000 + _INIT)
+        self.model = build_network(self.game.spec, cfg.network)
+        t = cfg.training
+        self.optimizer = torch.optim.AdamW(
+            self.model.parameters(), lr=t.learning_rate, weight_decay=t.weight_decay
+        )
+        self.buffer = ReplayBuffer(self.game, cfg.replay.capacity, cfg.replay.symmetries)
+        self.iteration = 0
+        self.step = 0
+        self.elo = 0.0
+        if resume is not None:
+            self._resume(Path(resume))
+        (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.yaml").write_text(
+            yaml.safe_dump(config_to_dict(cfg), sort_keys=False)
+        )
+        self.commit = code_commit()
+        self.writer = None
+        if tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(str(self.run_dir / "tb"))
+        if self.iteration == 0 and not checkpoint_path(self.run_dir, 0).exists():
+            self._save()
+
+    # -------------------------------------------------------------- resume / save
+    def _resume(self, path: Path) -> None:
+        data = read_checkpoint(path)
+        if data["game"]["id"] != self.cfg.game.id:
+            raise QizeroError(
+                f"checkpoint {path} is for game {data['game']['id']!r}, the config for "
+                f"{self.cfg.game.id!r}"
+            )
+        if data["network"] != self.cfg.network.model_dump(mode="json"):
+            raise QizeroError(f"checkpoint {path} has another network than the config")
+        self.model.load_state_dict(data["weights"])
+        if "optimizer" in data:
+            self.optimizer.load_state_dict(data["optimizer"])
+        self.iteration = int(data["iteration"])
+        self.step = int(data["step"])
+        self.elo = float(data.get("extra", {}).get("elo", 0.0))
+        buf = Path(path).with_name(f"buffer_{self.iteration:06d}.npz")
+        if buf.exists():
+            self.buffer.load(buf)
+        elif self.iteration > 0:
+            raise QizeroError(f"cannot resume from {path}: its replay buffer {buf} is missing")
+
+    def _save(self) -> None:
+        save_checkpoint(
+            checkpoint_path(self.run_dir, self.iteration),
+            game_id=self.cfg.game.id,
+            game_options=self.cfg.game.options,
+            network=self.cfg.network,
+            model=self.model,
+            iteration=self.iteration,
+            step=self.step,
+            optimizer=self.optimizer,
+            config=config_to_dict(self.cfg),
+            commit=self.commit,
+            extra={"elo": self.elo},
+        )
+        self.buffer.save(buffer_path(self.run_dir, self.iteration))
+        old = self.iteration - self.keep_buffers
+        if self.keep_buffers > 0 and old >= 0 and buffer_path(self.run_dir, old).exists():
+            buffer_path(self.run_dir, old).unlink()
+
+    # -------------------------------------------------------------- one iteration
+    def _selfplay_tasks(self) -> list[SelfPlayTask]:
+        sp = self.cfg.selfplay
+        weights = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+        # One task per worker process, each keeping ``batch_games`` games going at once.
+        chunks = split_games(sp.games_per_iteration, max(1, sp.workers))
+        return [
+            SelfPlayTask(
+                game_id=self.cfg.game.id,
+                game_options=dict(self.cfg.game.options),
+                network=self.cfg.network,
+                weights=weights,
+                search=self.cfg.search,
+                selfplay=sp,
+                n_games=n,
+                seed=(self.cfg.seed, self.iteration, _SELFPLAY, k),
+            )
+            for k, n in enumerate(chunks)
+        ]
+
+    def _train(self) -> dict[str, float]:
+        t = self.cfg.training
+        if len(self.buffer) < t.min_buffer or t.steps_per_iteration == 0:
+            return {
+                "policy_loss": math.nan,
+                "value_loss": math.nan,
+                "entropy": math.nan,
+                "value_accuracy": math.nan,
+            }
+        rng = np.random.default_rng([self.cfg.seed, self.iteration, _TRAIN])
+        torch.manual_seed(self.cfg.seed * 1_000_003 + self.iteration)
+        self.model.train()
+        sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "value_accuracy": 0.0}
+        for _ in range(t.steps_per_iteration):
+            obs, mask, pol, val = self.buffer.sample(t.batch_size, rng)
+            obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask)
+            pol_t, val_t = torch.from_numpy(pol), torch.from_numpy(val)
+            logits, value = self.model(obs_t)
+            logits = logits.masked_fill(~mask_t, -1e9)
+            logp = torch.log_softmax(logits, dim=1)
+            policy_loss = -(pol_t * logp).sum(dim=1).mean()
+            value_loss = torch.mean((value - val_t) ** 2)
+            loss = policy_loss + t.value_loss_weight * value_loss
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            self.optimizer.step()
+            self.step += 1
+            with torch.no_grad():
+                p = logp.exp()
+                entropy = -(p * logp.masked_fill(~mask_t, 0.0)).sum(dim=1).mean()
+                # Value accuracy: the sign of the prediction matches a decided result.
+                decided = val_t != 0
+                acc = (
+                    (torch.sign(value[decided]) == torch.sign(val_t[decided])).float().mean()
+                    if decided.any()
+                    else torch.tensor(float("nan"))
+                )
+            sums["policy_loss"] += float(policy_loss.detach())
+            sums["value_loss"] += float(value_loss.detach())
+            sums["entropy"] += float(entropy)
+            sums["value_accuracy"] += float(acc)
+        self.model.eval()
+        return {k: v / t.steps_per_iteration for k, v in sums.items()}
+
+    def _evaluate(self, previous: dict[str, Any]) -> float | None:
+        """Elo of the new weights against the previous checkpoint (added to the running Elo)."""
+        t = self.cfg.training
+        if t.eval_every == 0 or t.eval_games == 0 or self.iteration % t.eval_every:
+            return None
+        from training.arena import MatchResult, fit_elo, play_match
+        from training.evaluator import NetworkEvaluator
+        from training.players import SearchPlayer
+
+        # A little temperature gives variety between the games of a deterministic pair.
+        cfg = SearchConfig(simulations=t.eval_simulations, gumbel_scale=0.0, temperature=0.3)
+        old = build_network(self.game.spec, self.cfg.network)
+        old.load_state_dict(previous)
+        new = SearchPlayer("new", NetworkEvaluator(self.model), cfg)
+        prev = SearchPlayer("old", NetworkEvaluator(old), cfg)
+        rng = np.random.default_rng([self.cfg.seed, self.iteration, _EVAL])
+        wa, d, wb, _ = play_match(self.game, new, prev, t.eval_games, rng)
+        r = fit_elo(2, [MatchResult(0, 1, wa, d, wb)], anchor=1)
+        self.elo += float(r.elo[0])
+        return self.elo
+
+    def run_iteration(self, pool: SelfPlayPool) -> IterationStats:
+        previous = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+        t0 = time.perf_counter()
+        batch = pool.play(self._selfplay_tasks())
+        sp_seconds = time.perf_counter() - t0
+        self.buffer.add(batch.obs, batch.mask, batch.policy, batch.value)
+        losses = self._train()
+        self.iteration += 1
+        elo = self._evaluate(previous)
+        self._save()
+        stats = IterationStats(
+            iteration=self.iteration,
+            step=self.step,
+            games=batch.games,
+            samples=len(batch.value),
+            buffer=len(self.buffer),
+            selfplay_seconds=sp_seconds,
+            positions_per_s=batch.searched_positions / max(sp_seconds, 1e-9),
+            evals_per_s=batch.evaluations / max(sp_seconds, 1e-9),
+            policy_loss=losses["policy_loss"],
+            value_loss=losses["value_loss"],
+            entropy=losses["entropy"],
+            value_accuracy=losses["value_accuracy"],
+            elo=elo,
+            first_player_score=float(np.mean(batch.results)) if batch.results else 0.0,
+        )
+        self._log(stats)
+        return stats
+
+    def _log(self, s: IterationStats) -> None:
+        with open(self.run_dir / "log.jsonl", "a") as f:
+            f.write(json.dumps(s.__dict__) + "\n")
+        if self.writer is None:
+            return
+        w, i = self.writer, s.iteration
+        for tag, value in (
+            ("losses/policy", s.policy_loss),
+            ("losses/value", s.value_loss),
+            ("charts/policy_entropy", s.entropy),
+            ("charts/value_accuracy", s.value_accuracy),
+            ("charts/selfplay_positions_per_s", s.positions_per_s),
+            ("charts/network_evals_per_s", s.evals_per_s),
+            ("charts/buffer_size", s.buffer),
+            ("charts/first_player_score", s.first_player_score),
+            ("charts/elo", s.elo),
+        ):
+            if value is not None and not (isinstance(value, float) and math.isnan(value)):
+                w.add_scalar(tag, value, i)
+        w.flush()
+
+    # -------------------------------------------------------------- the loop
+    def run(self, minutes: float | None = None, progress: bool = True) -> list[IterationStats]:
+        from tqdm import tqdm
+
+        total = self.cfg.training.iterations
+        deadline = time.monotonic() + minutes * 60 if minutes else None
+        out = []
+        bar = tqdm(total=total, initial=self.iteration, disable=not progress, unit="it")
+        with SelfPlayPool(self.cfg.selfplay.workers) as pool:
+            while self.iteration < total:
+                if deadline is not None and time.monotonic() >= deadline:
+                    bar.write(f"time limit reached after iteration {self.iteration}")
+                    break
+                s = self.run_iteration(pool)
+                out.append(s)
+                bar.update(1)
+                bar.set_postfix(
+                    ploss=f"{s.policy_loss:.3f}",
+                    vloss=f"{s.value_loss:.3f}",
+                    pos_s=f"{s.positions_per_s:.0f}",
+                    elo=f"{s.elo:.0f}" if s.elo is not None else "-",
+                    buf=s.buffer,
+                )
+        bar.close()
+        if self.writer is not None:
+            self.writer.close()
+        return out

@@ -1,0 +1,247 @@
+"""Strength levels: build the ladder from a training run, calibrate it in the arena, ship it.
+
+A level is (network checkpoint, search settings, temperature). ``build_levels`` takes the
+ladder described in the config's ``levels`` section, exports the checkpoints it names as small
+weight files (no optimizer state) into ``checkpoints/<game>/``, plays the calibration round
+robin (the levels, uniform random and any other opponents, sides swapped, paired random
+openings), fits Elo with 95% intervals (random = 0), measures each level's time per move on one
+core, and writes ``levels.json``.
+
+The ladder must be strictly ordered: each level's Elo minus the one below must have a 95%
+interval above 0 (the interval of the *difference*, from the covariance of the fit), and the
+lowest level must beat random the same way. If it is not, nothing is overwritten:
+``levels.candidate.json`` gets the figures and the command fails, so a broken ladder never
+ships silently.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs import Game, make_game
+from envs.core import ConfigError
+from training.arena import fit_elo, format_matches, format_table, round_robin
+from training.checkpoint import load_model, save_checkpoint
+from training.config import LevelSpec, RunConfig, SearchConfig
+from training.evaluator import NetworkEvaluator
+from training.players import Player, RandomPlayer, SearchPlayer, make_player
+
+LEVELS_FORMAT_VERSION = 1
+
+
+def run_iterations(run_dir: Path) -> list[int]:
+    """Iterations that have a checkpoint in a run directory."""
+    out = []
+    for p in (Path(run_dir) / "checkpoints").glob("ckpt_*.pt"):
+        try:
+            out.append(int(p.stem.split("_")[1]))
+        except (IndexError, ValueError):
+            continue
+    return sorted(out)
+
+
+def resolve_iteration(spec: LevelSpec, iterations: list[int]) -> int:
+    if not iterations:
+        raise ConfigError("the run has no checkpoints")
+    last = iterations[-1]
+    c = spec.checkpoint
+    if isinstance(c, float):
+        want = max(1, round(c * last)) if last > 0 else 0
+        return min(iterations, key=lambda i: (abs(i - want), i))
+    if c not in iterations:
+        raise ConfigError(f"level {spec.label!r}: the run has no checkpoint for iteration {c}")
+    return c
+
+
+def level_search(spec: LevelSpec) -> SearchConfig:
+    return SearchConfig(
+        algorithm=spec.algorithm,
+        simulations=spec.simulations,
+        max_considered=spec.max_considered,
+        gumbel_scale=spec.gumbel_scale,
+        temperature=spec.temperature,
+        terminal_lookahead=spec.terminal_lookahead,
+    )
+
+
+def seconds_per_move(
+    player: Player, game: Game, rng: np.random.Generator, moves: int = 12
+) -> float:
+    """Mean wall time of one move chosen alone (no batching), over the first moves of a game
+    played by the player against itself: what a person waits for."""
+    state = game.initial_state()
+    times = []
+    for _ in range(moves):
+        if game.is_terminal(state):
+            state = game.initial_state()
+        t0 = time.perf_counter()
+        a = player.select_action(game, state, rng)
+        times.append(time.perf_counter() - t0)
+        state = game.apply(state, a)
+    return float(np.mean(times))
+
+
+@dataclass
+class LevelsReport:
+    ordered: bool
+    path: Path
+    table: str
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        head = "ladder strictly ordered" if self.ordered else "ladder NOT strictly ordered"
+        lines = [self.table, "", f"{head}; wrote {self.path}"]
+        lines += [f"  {p}" for p in self.problems]
+        return "\n".join(lines)
+
+
+def build_levels(
+    cfg: RunConfig,
+    run_dir: Path,
+    out_dir: Path,
+    games_per_pair: int | None = None,
+    seed: int = 0,
+    log: Callable[[str], Any] = print,
+) -> LevelsReport:
+    lv = cfg.levels
+    if len(lv.ladder) < 1:
+        raise ConfigError("the config has no levels.ladder")
+    game = make_game(cfg.game.id, **cfg.game.options)
+    iterations = run_iterations(run_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    games = games_per_pair or lv.games_per_pair
+
+    # Export the checkpoints the ladder uses, as small weight-only files.
+    files: dict[int, str] = {}
+    levels: list[dict[str, Any]] = []
+    players: list[Player] = [RandomPlayer()]
+    names = ["random"]
+    for spec in lv.ladder:
+        it = resolve_iteration(spec, iterations)
+        if it not in files:
+            src = Path(run_dir) / "checkpoints" / f"ckpt_{it:06d}.pt"
+            loaded = load_model(src)
+            name = f"{cfg.game.id}-iter{it:04d}.pt"
+            save_checkpoint(
+                out_dir / name,
+                game_id=cfg.game.id,
+                game_options=cfg.game.options,
+                network=loaded.network,
+                model=loaded.model,
+                iteration=loaded.iteration,
+                step=loaded.step,
+                commit=loaded.data.get("commit"),
+                extra={"run": Path(run_dir).name},
+            )
+            files[it] = name
+        search_cfg = level_search(spec)
+        model = load_model(out_dir / files[it]).model
+        players.append(SearchPlayer(spec.label, NetworkEvaluator(model), search_cfg))
+        names.append(spec.label)
+        levels.append(
+            {
+                "id": len(levels) + 1,
+                "label": spec.label,
+                "checkpoint": files[it],
+                "iteration": it,
+                "search": search_cfg.model_dump(mode="json"),
+            }
+        )
+    first_level = len(players) - len(levels)
+    for k, spec in enumerate(lv.opponents):
+        if spec == "random":
+            continue
+        players.insert(first_level, make_player(game, spec, seed=seed + 100 + k))
+        names.insert(first_level, spec)
+        first_level += 1
+    n = len(players)
+    level_idx = list(range(first_level, n))
+
+    # Pairs to play.
+    if lv.pairs == "all":
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    else:
+        pairs = set()
+        for a, i in enumerate(level_idx):
+            for o in range(first_level):
+                pairs.add((o, i))
+            for j in level_idx[a + 1 : a + 3]:
+                pairs.add((i, j))
+        pairs = sorted(pairs)
+    log(f"calibrating {len(levels)} levels: {len(pairs)} pairings x {games} games")
+    t0 = time.monotonic()
+    results = round_robin(
+        game,
+        players,
+        games,
+        seed=seed,
+        pairs=pairs,
+        opening_plies=lv.opening_plies,
+        on_result=lambda r: log(format_matches(names, [r])),
+    )
+    log(f"({time.monotonic() - t0:.0f} s)")
+    ratings = fit_elo(n, results, anchor=0)
+    table = format_table(names, ratings)
+
+    # Strict order: each level above the one below (and the first above random).
+    problems = []
+    chain = [0] + level_idx
+    adjacent = []
+    for lo, hi in zip(chain, chain[1:]):
+        d, d_lo, d_hi = ratings.diff_ci(hi, lo)
+        adjacent.append({"upper": names[hi], "lower": names[lo], "elo_diff": d, "ci": [d_lo, d_hi]})
+        if d_lo <= 0:
+            problems.append(
+                f"{names[hi]} is not above {names[lo]} with 95% confidence: "
+                f"{d:+.0f} Elo, interval [{d_lo:+.0f}, {d_hi:+.0f}]"
+            )
+    rng = np.random.default_rng(seed)
+    for entry, k in zip(levels, level_idx):
+        lo, hi = ratings.ci(k)
+        entry["elo"] = round(float(ratings.elo[k]), 1)
+        entry["elo_ci"] = [round(lo, 1), round(hi, 1)]
+        entry["games"] = int(ratings.games[k])
+        entry["score"] = round(float(ratings.scores[k] / max(ratings.games[k], 1)), 4)
+        entry["seconds_per_move"] = round(seconds_per_move(players[k], game, rng), 4)
+    data = {
+        "format_version": LEVELS_FORMAT_VERSION,
+        "game": cfg.game.id,
+        "game_options": dict(cfg.game.options),
+        "anchor": "random",
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "run": Path(run_dir).name,
+        "calibration": {
+            "games_per_pair": games,
+            "pairs": lv.pairs,
+            "opening_plies": lv.opening_plies,
+            "seed": seed,
+            "players": names,
+            "elo": [round(float(x), 1) for x in ratings.elo],
+            "elo_ci": [[round(a, 1), round(b, 1)] for a, b in (ratings.ci(k) for k in range(n))],
+            "matches": [
+                {
+                    "a": names[r.i],
+                    "b": names[r.j],
+                    "a_wins": r.wins_i,
+                    "draws": r.draws,
+                    "b_wins": r.wins_j,
+                }
+                for r in results
+            ],
+            "adjacent": adjacent,
+        },
+        "levels": levels,
+    }
+    ordered = not problems
+    path = out_dir / ("levels.json" if ordered else "levels.candidate.json")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(path)
+    return LevelsReport(ordered, path, table, problems)

@@ -1,0 +1,93 @@
+"""A transformer over piece tokens for TriGolden: one token per piece slot plus a global one.
+
+Observation ``(max_pieces + 1, F)`` (``envs/trigolden/observation.py``): row 0 the global
+features, row ``1 + slot`` the piece in that slot, all zeros with presence (column 0) 0 while
+the slot is empty. Golden set, n = 9: ``(55, 20)``.
+
+Action layout (``envs/trigolden/rules.py``)::
+
+    slot * L + local          L = E * K * E * 2 = 96 placements on the opponent piece in slot,
+                              local = ((target_edge * K + kind) * E + edge) * 2 + face
+    max_pieces * L + k * 2 + face      the opening piece (kind k), K * 2 = 6 actions
+
+Why this shape: the board is an unbounded plane, so there is no grid for a CNN; every action
+is "a placement of mine against one of the opponent's pieces", so its logit is read off that
+piece's token by one shared local head (``d -> L``): the policy is equivariant to the slot
+order and needs no output layer the size of the action space. The opening actions (empty
+board) are read off the global token. Empty slots are padding: masked as attention keys, and
+their logits are zeroed (the legal mask never offers them), so nothing written into an empty
+slot's row can change any output. Value: the global token and the mean of the present piece
+tokens, through a hidden layer and tanh.
+
+``NetworkConfig`` mapping: ``channels`` = model width d (heads = 4 when d % 4 == 0, else 1;
+feed-forward width 2d), ``blocks`` = transformer layers, ``value_hidden`` = value head width.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from envs.core import ConfigError, GameSpec
+from training.config import NetworkConfig
+
+
+class TokenTransformer(nn.Module):
+    """Policy/value net for ``trigolden`` (see the module docstring)."""
+
+    def __init__(self, spec: GameSpec, cfg: NetworkConfig, pieces: Any = None) -> None:
+        """``pieces``: the game's piece set (default the golden set of the registered game)."""
+        super().__init__()
+        if pieces is None:  # imported here: building a Go or Jiugong net needs no TriGolden
+            from envs.trigolden.pieces import GOLDEN
+
+            pieces = GOLDEN
+        shape = spec.observation_shape
+        if len(shape) != 2:
+            raise ConfigError(
+                f"network 'tokens' needs (tokens, features) observations; {spec.id} gives {shape}"
+            )
+        tokens, features = shape
+        slots = tokens - 1
+        k, e = pieces.num_kinds, pieces.max_edges
+        self.local = e * k * e * 2
+        self.opening = k * 2
+        if slots < 1 or spec.num_actions != slots * self.local + self.opening:
+            raise ConfigError(
+                f"network 'tokens' needs TriGolden's action layout (slots x {self.local} "
+                f"placements + {self.opening} openings); {spec.id} has {spec.num_actions} "
+                f"actions for {slots} slots"
+            )
+        d = cfg.channels
+        heads = 4 if d % 4 == 0 else 1
+        self.global_embed = nn.Linear(features, d)
+        self.piece_embed = nn.Linear(features, d)
+        layer = nn.TransformerEncoderLayer(
+            d, heads, dim_feedforward=2 * d, dropout=0.0, batch_first=True, norm_first=True
+        )
+        self.encoder = nn.TransformerEncoder(
+            layer, cfg.blocks, norm=nn.LayerNorm(d), enable_nested_tensor=False
+        )
+        self.piece_policy = nn.Linear(d, self.local)
+        self.opening_policy = nn.Linear(d, self.opening)
+        self.value_head = nn.Sequential(
+            nn.Linear(2 * d, cfg.value_hidden), nn.ReLU(), nn.Linear(cfg.value_hidden, 1)
+        )
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        present = x[:, 1:, 0] > 0.5  # (B, slots)
+        keep = present.unsqueeze(2).to(x.dtype)
+        # Zero the empty rows so whatever they hold cannot reach the embedding either.
+        pieces = self.piece_embed(x[:, 1:] * keep) * keep
+        h = torch.cat([self.global_embed(x[:, :1]), pieces], dim=1)
+        pad = torch.cat([torch.zeros_like(present[:, :1]), ~present], dim=1)
+        h = self.encoder(h, src_key_padding_mask=pad)
+        g, p = h[:, 0], h[:, 1:] * keep
+        piece_logits = (self.piece_policy(p) * keep).flatten(1)
+        logits = torch.cat([piece_logits, self.opening_policy(g)], dim=1)
+        count = keep.sum(dim=1).clamp(min=1.0)
+        pooled = torch.cat([g, p.sum(dim=1) / count], dim=1)
+        value = torch.tanh(self.value_head(pooled)).squeeze(1)
+        return logits, value

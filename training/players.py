@@ -1,0 +1,203 @@
+"""Players: anything that picks moves — baselines, the exact solver, pure MCTS, trained levels.
+
+One interface for the arena, the level ladder and (later) the REST service:
+
+* ``select_actions(game, states, rng) -> list[int]``: batched (searching players search all the
+  states together, so an arena plays many games at once); ``select_action`` is the one-state
+  form.
+* ``analyse(game, state, rng) -> Analysis``: the chosen action plus what the player thinks
+  (value estimate, top actions with probabilities) — what a move-suggestion endpoint returns.
+
+Players are built from short spec strings by :func:`make_player` (``random``, ``greedy``,
+``solver``, ``mcts:400``, ``level:3``, ``net:PATH[:SIMS[:TEMP]]``). The evaluator inside a
+search player is an attribute, so a service can wrap it to batch across concurrent callers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs import Game, game_class
+from envs.core import ConfigError
+from training.config import SearchConfig
+from training.evaluator import Evaluator, RolloutEvaluator
+from training.search import search
+
+CHECKPOINT_ROOT = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+@dataclass
+class Analysis:
+    action: int
+    move: str
+    value: float | None  # for the player to move, in [-1, 1]; None if the player has none
+    top: list[tuple[str, float]] = field(default_factory=list)  # (move, probability), best first
+
+
+class Player:
+    """Base class: subclasses implement ``select_actions`` (and may refine ``analyse``)."""
+
+    name: str = "player"
+
+    def select_actions(
+        self, game: Game, states: Sequence[Any], rng: np.random.Generator
+    ) -> list[int]:
+        raise NotImplementedError
+
+    def select_action(self, game: Game, state: Any, rng: np.random.Generator) -> int:
+        return self.select_actions(game, [state], rng)[0]
+
+    def analyse(self, game: Game, state: Any, rng: np.random.Generator | None = None) -> Analysis:
+        rng = rng if rng is not None else np.random.default_rng()
+        a = self.select_action(game, state, rng)
+        return Analysis(
+            a, game.action_to_move(state, a), None, [(game.action_to_move(state, a), 1.0)]
+        )
+
+
+class RandomPlayer(Player):
+    """Uniformly random legal moves: the Elo anchor (rating 0)."""
+
+    name = "random"
+
+    def select_actions(
+        self, game: Game, states: Sequence[Any], rng: np.random.Generator
+    ) -> list[int]:
+        out = []
+        for s in states:
+            legal = np.flatnonzero(game.legal_mask(s))
+            out.append(int(legal[rng.integers(len(legal))]))
+        return out
+
+
+class PolicyPlayer(Player):
+    """Wraps a ``policy(game, state, rng) -> action`` function (greedy baselines, the solver)."""
+
+    def __init__(self, name: str, policy: Callable[[Game, Any, np.random.Generator], int]):
+        self.name = name
+        self.policy = policy
+
+    def select_actions(
+        self, game: Game, states: Sequence[Any], rng: np.random.Generator
+    ) -> list[int]:
+        return [int(self.policy(game, s, rng)) for s in states]
+
+
+class SearchPlayer(Player):
+    """Search (or, with 0 simulations, the raw policy) over an evaluator.
+
+    A trained level is a SearchPlayer over a network evaluator; pure MCTS is one over random
+    rollouts.
+    """
+
+    def __init__(self, name: str, evaluator: Evaluator, cfg: SearchConfig) -> None:
+        self.name = name
+        self.evaluator = evaluator
+        self.cfg = cfg
+
+    def select_actions(
+        self, game: Game, states: Sequence[Any], rng: np.random.Generator
+    ) -> list[int]:
+        return [r.action for r in search(game, list(states), self.evaluator, self.cfg, rng)]
+
+    def analyse(self, game: Game, state: Any, rng: np.random.Generator | None = None) -> Analysis:
+        rng = rng if rng is not None else np.random.default_rng()
+        res = search(game, [state], self.evaluator, self.cfg, rng)[0]
+        order = np.argsort(-res.policy, kind="stable")
+        top = [
+            (game.action_to_move(state, int(a)), float(res.policy[a]))
+            for a in order[:5]
+            if res.policy[a] > 0
+        ]
+        return Analysis(res.action, game.action_to_move(state, res.action), res.value, top)
+
+
+def mcts_player(simulations: int, seed: int = 0, max_plies: int = 1000) -> SearchPlayer:
+    """Pure MCTS: PUCT with uniform priors, values from one random playout per leaf."""
+    cfg = SearchConfig(algorithm="puct", simulations=simulations, c_puct=1.5, temperature=0.0)
+    evaluator = RolloutEvaluator(np.random.default_rng(seed), rollouts=1, max_plies=max_plies)
+    return SearchPlayer(f"mcts-{simulations}", evaluator, cfg)
+
+
+def network_player(path: str | Path, cfg: SearchConfig, name: str | None = None) -> SearchPlayer:
+    from training.checkpoint import load_model
+    from training.evaluator import NetworkEvaluator
+
+    loaded = load_model(path)
+    return SearchPlayer(name or Path(path).stem, NetworkEvaluator(loaded.model), cfg)
+
+
+def greedy_player(game: Game) -> PolicyPlayer:
+    module = importlib.import_module(game_class(game.spec.id).__module__)
+    policy = getattr(module, "greedy_policy", None)
+    if policy is None:
+        raise ConfigError(f"game {game.spec.id!r} has no greedy baseline (greedy_policy)")
+    return PolicyPlayer("greedy", policy)
+
+
+def solver_player(game: Game) -> PolicyPlayer:
+    if game.spec.id != "jiugong":
+        raise ConfigError("the exact solver exists for jiugong only")
+    from envs.jiugong_solver import solver_policy
+
+    return PolicyPlayer("solver", solver_policy())
+
+
+def read_levels(game_id: str, root: str | Path | None = None) -> dict[str, Any]:
+    path = Path(root or CHECKPOINT_ROOT) / game_id / "levels.json"
+    if not path.is_file():
+        raise ConfigError(f"no levels for {game_id!r}: {path} does not exist (run qizero levels)")
+    return json.loads(path.read_text())
+
+
+def level_player(game: Game, which: str, root: str | Path | None = None) -> SearchPlayer:
+    """A shipped level, by id (``3``) or label, from ``checkpoints/<game>/levels.json``."""
+    root = Path(root or CHECKPOINT_ROOT)
+    data = read_levels(game.spec.id, root)
+    for lv in data["levels"]:
+        if str(lv["id"]) == which or lv["label"] == which:
+            cfg = SearchConfig.model_validate(lv["search"])
+            return network_player(root / game.spec.id / lv["checkpoint"], cfg, f"level-{lv['id']}")
+    known = ", ".join(f"{lv['id']} ({lv['label']})" for lv in data["levels"])
+    raise ConfigError(f"no level {which!r} for {game.spec.id}; known levels: {known}")
+
+
+def make_player(game: Game, spec: str, seed: int = 0) -> Player:
+    """Build a player from a spec string (see the module docstring)."""
+    head, _, rest = spec.partition(":")
+    if head == "random" and not rest:
+        return RandomPlayer()
+    if head == "greedy" and not rest:
+        return greedy_player(game)
+    if head == "solver" and not rest:
+        return solver_player(game)
+    if head == "mcts":
+        if not rest.isdigit() or int(rest) < 1:
+            raise ConfigError(f"bad player {spec!r}: use mcts:SIMULATIONS, e.g. mcts:400")
+        return mcts_player(int(rest), seed)
+    if head == "level" and rest:
+        return level_player(game, rest)
+    if head == "net" and rest:
+        parts = rest.split(":")
+        try:
+            sims = int(parts[1]) if len(parts) > 1 else 0
+            temp = float(parts[2]) if len(parts) > 2 else 0.0
+        except ValueError:
+            raise ConfigError(
+                f"bad player {spec!r}: use net:PATH[:SIMULATIONS[:TEMPERATURE]]"
+            ) from None
+        cfg = SearchConfig(simulations=sims, temperature=temp, gumbel_scale=0.0)
+        p = network_player(parts[0], cfg)
+        p.name = f"{Path(parts[0]).stem}-s{sims}-t{temp:g}"
+        return p
+    raise ConfigError(
+        f"unknown player {spec!r}; use random, greedy, solver, mcts:N, level:ID "
+        "or net:PATH[:SIMS[:TEMP]]"
+    )

@@ -1,0 +1,240 @@
+"""Self-play: a worker plays a batch of games at once, every move chosen by the batched search.
+
+Each worker keeps ``batch_games`` games going; at every step all unfinished games are searched
+together (one network call per simulation for the whole batch). A finished game yields one
+training sample per searched position: (observation, legal mask, search policy target, final
+result for the player who was to move). Random opening plies are played without search and
+yield no samples.
+
+Workers are local processes (``spawn``: safe with torch's thread pools). Every task gets its
+own seed derived from (run seed, iteration, task index) and results are concatenated in task
+order, so a run is reproducible whatever the number of processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from envs import Game, make_game
+from training.config import NetworkConfig, SearchConfig, SelfPlayConfig
+from training.evaluator import Evaluator, NetworkEvaluator
+from training.search import search
+
+
+@dataclass
+class _Slot:
+    """One game in progress inside a worker's batch."""
+
+    state: Any
+    opening: int
+    ply: int = 0
+    # (observation, mask, policy target, player, search value, played at random?)
+    records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, float, bool]] = field(
+        default_factory=list
+    )
+
+
+@dataclass
+class SelfPlayBatch:
+    """Samples and figures from some self-play games."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+    games: int = 0
+    plies: int = 0
+    searched_positions: int = 0
+    evaluations: int = 0
+    network_calls: int = 0
+    seconds: float = 0.0
+    results: list[float] = field(default_factory=list)  # first player's result per game
+
+    @staticmethod
+    def concat(batches: list[SelfPlayBatch]) -> SelfPlayBatch:
+        return SelfPlayBatch(
+            obs=np.concatenate([b.obs for b in batches]),
+            mask=np.concatenate([b.mask for b in batches]),
+            policy=np.concatenate([b.policy for b in batches]),
+            value=np.concatenate([b.value for b in batches]),
+            games=sum(b.games for b in batches),
+            plies=sum(b.plies for b in batches),
+            searched_positions=sum(b.searched_positions for b in batches),
+            evaluations=sum(b.evaluations for b in batches),
+            network_calls=sum(b.network_calls for b in batches),
+            seconds=max((b.seconds for b in batches), default=0.0),
+            results=[r for b in batches for r in b.results],
+        )
+
+
+def play_games(
+    game: Game,
+    evaluator: Evaluator,
+    search_cfg: SearchConfig,
+    sp: SelfPlayConfig,
+    n_games: int,
+    rng: np.random.Generator,
+) -> SelfPlayBatch:
+    """Play ``n_games`` self-play games, ``sp.batch_games`` at a time."""
+    t0 = time.perf_counter()
+    spec = game.spec
+    obs_l, mask_l, pol_l, val_l = [], [], [], []
+    plies = searched = 0
+    results: list[float] = []
+    max_plies = sp.max_plies or spec.max_length
+    sampled_cfg = search_cfg.model_copy(update={"temperature": sp.temperature})
+    best_cfg = search_cfg.model_copy(update={"temperature": 0.0})
+    # Slots keep ``batch_games`` games going: a finished game is replaced at once by a new
+    # one, so every search call sees a full batch until the last games.
+    started = 0
+    slots: list[_Slot] = []
+    while started < n_games or slots:
+        while started < n_games and len(slots) < sp.batch_games:
+            slots.append(
+                _Slot(game.initial_state(), int(rng.integers(0, sp.random_opening_plies + 1)))
+            )
+            started += 1
+        if not sp.search_opening:
+            for slot in slots:  # random opening plies: no search, no samples
+                while slot.ply < slot.opening and not game.is_terminal(slot.state):
+                    legal = np.flatnonzero(game.legal_mask(slot.state))
+                    slot.state = game.apply(slot.state, int(legal[rng.integers(len(legal))]))
+                    slot.ply += 1
+        live = []
+        for slot in slots:
+            if game.is_terminal(slot.state) or slot.ply >= max_plies:
+                final = slot.state
+                ret = (
+                    game.returns(final)
+                    if game.is_terminal(final)
+                    else np.zeros(spec.num_players, dtype=np.float32)  # self-play cap: a draw
+                )
+                results.append(float(ret[0]))
+                plies += slot.ply
+                lam = sp.value_target_mix
+                for o, m, p, player, v, random_move in slot.records:
+                    obs_l.append(o)
+                    mask_l.append(m)
+                    pol_l.append(p)
+                    # After a random move the result says little about the position before
+                    # it: those samples learn the search value instead.
+                    val_l.append(v if random_move else (1 - lam) * float(ret[player]) + lam * v)
+            else:
+                live.append(slot)
+        slots = live
+        if not slots:
+            continue
+        opening = [x for x in slots if x.ply < x.opening]
+        early = [x for x in slots if x.opening <= x.ply < x.opening + sp.temperature_plies]
+        late = [x for x in slots if x.ply >= x.opening + sp.temperature_plies]
+        for group, cfg in ((opening, best_cfg), (early, sampled_cfg), (late, best_cfg)):
+            if not group:
+                continue
+            found = search(game, [x.state for x in group], evaluator, cfg, rng)
+            random_move = group is opening
+            for slot, res in zip(group, found):
+                s = slot.state
+                slot.records.append(
+                    (
+                        game.observation(s),
+                        game.legal_mask(s),
+                        res.policy,
+                        game.to_play(s),
+                        res.value,
+                        random_move,
+                    )
+                )
+                action = res.action
+                if random_move:
+                    legal = np.flatnonzero(game.legal_mask(s))
+                    action = int(legal[rng.integers(len(legal))])
+                slot.state = game.apply(s, action)
+                slot.ply += 1
+                searched += 1
+    shape = (0, *spec.observation_shape)
+    return SelfPlayBatch(
+        obs=np.stack(obs_l) if obs_l else np.zeros(shape, dtype=np.float32),
+        mask=np.stack(mask_l) if mask_l else np.zeros((0, spec.num_actions), dtype=bool),
+        policy=np.stack(pol_l) if pol_l else np.zeros((0, spec.num_actions), dtype=np.float32),
+        value=np.asarray(val_l, dtype=np.float32),
+        games=n_games,
+        plies=plies,
+        searched_positions=searched,
+        evaluations=getattr(evaluator, "positions", 0),
+        network_calls=getattr(evaluator, "calls", 0),
+        seconds=time.perf_counter() - t0,
+        results=results,
+    )
+
+
+# ---------------------------------------------------------------------------- workers
+
+
+@dataclass(frozen=True)
+class SelfPlayTask:
+    game_id: str
+    game_options: dict[str, Any]
+    network: NetworkConfig
+    weights: dict[str, Any]
+    search: SearchConfig
+    selfplay: SelfPlayConfig
+    n_games: int
+    seed: tuple[int, ...]
+
+
+def run_task(task: SelfPlayTask) -> SelfPlayBatch:
+    """Play one task's games (in a worker process or in the caller's)."""
+    import torch
+
+    from training.networks import build_network
+
+    torch.set_num_threads(1)
+    game = make_game(task.game_id, **task.game_options)
+    model = build_network(game.spec, task.network)
+    model.load_state_dict(task.weights)
+    evaluator = NetworkEvaluator(model)
+    rng = np.random.default_rng(list(task.seed))
+    return play_games(game, evaluator, task.search, task.selfplay, task.n_games, rng)
+
+
+def split_games(n_games: int, parts: int) -> list[int]:
+    """Split games into ``parts`` near-equal positive counts (fewer parts if needed)."""
+    parts = max(1, min(parts, n_games))
+    base, extra = divmod(n_games, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+class SelfPlayPool:
+    """Local worker processes (``workers = 0``: play in this process).
+
+    Tasks are cut by ``batch_games`` so the split (hence the result) does not depend on the
+    number of processes.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool = mp.get_context("spawn").Pool(workers) if workers > 0 else None
+
+    def play(self, tasks: list[SelfPlayTask]) -> SelfPlayBatch:
+        if self._pool is None:
+            batches = [run_task(t) for t in tasks]
+        else:
+            batches = self._pool.map(run_task, tasks, chunksize=1)
+        return SelfPlayBatch.concat(batches)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool.join()
+            self._pool = None
+
+    def __enter__(self) -> SelfPlayPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
