@@ -15,7 +15,6 @@ search player is an attribute, so a service can wrap it to batch across concurre
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from envs import Game, game_class
+from envs import Game
 from envs.core import ConfigError
+from envs.policies import named_policy
 from training.config import SearchConfig
 from training.evaluator import Evaluator, RolloutEvaluator
 from training.search import search
@@ -134,22 +134,6 @@ def network_player(path: str | Path, cfg: SearchConfig, name: str | None = None)
     return SearchPlayer(name or Path(path).stem, NetworkEvaluator(loaded.model), cfg)
 
 
-def greedy_player(game: Game) -> PolicyPlayer:
-    module = importlib.import_module(game_class(game.spec.id).__module__)
-    policy = getattr(module, "greedy_policy", None)
-    if policy is None:
-        raise ConfigError(f"game {game.spec.id!r} has no greedy baseline (greedy_policy)")
-    return PolicyPlayer("greedy", policy)
-
-
-def solver_player(game: Game) -> PolicyPlayer:
-    if game.spec.id != "jiugong":
-        raise ConfigError("the exact solver exists for jiugong only")
-    from envs.jiugong_solver import solver_policy
-
-    return PolicyPlayer("solver", solver_policy())
-
-
 def read_levels(game_id: str, root: str | Path | None = None) -> dict[str, Any]:
     path = Path(root or CHECKPOINT_ROOT) / game_id / "levels.json"
     if not path.is_file():
@@ -174,10 +158,8 @@ def make_player(game: Game, spec: str, seed: int = 0) -> Player:
     head, _, rest = spec.partition(":")
     if head == "random" and not rest:
         return RandomPlayer()
-    if head == "greedy" and not rest:
-        return greedy_player(game)
-    if head == "solver" and not rest:
-        return solver_player(game)
+    if head in ("greedy", "solver") and not rest:
+        return PolicyPlayer(head, named_policy(game, head))
     if head == "mcts":
         if not rest.isdigit() or int(rest) < 1:
             raise ConfigError(f"bad player {spec!r}: use mcts:SIMULATIONS, e.g. mcts:400")
