@@ -227,6 +227,22 @@ class Game(abc.ABC, Generic[S]):
         """
         raise IllegalMove("time-out", f"the rules of {self.spec.id} define no turn timer")
 
+    def random_playout(self, state: S, rng: np.random.Generator, max_plies: int) -> np.ndarray:
+        """*Default.* Play uniformly random legal actions from ``state`` until the game ends or
+        ``max_plies`` actions were played; the returns (all zero if the cap was reached first).
+
+        Pure MCTS spends nearly all its time here: engines with a faster internal loop than
+        ``legal_mask`` + ``apply`` override it (same distribution over games).
+        """
+        for _ in range(max_plies):
+            if self.is_terminal(state):
+                break
+            legal = np.flatnonzero(self.legal_mask(state))
+            state = self.apply(state, int(legal[rng.integers(len(legal))]))
+        if self.is_terminal(state):
+            return self.returns(state)
+        return np.zeros(self.spec.num_players, dtype=np.float32)
+
     # ---------------------------------------------------------------- serialization
     @abc.abstractmethod
     def to_json(self, state: S) -> dict[str, Any]:

@@ -36,23 +36,31 @@ class Suggestion:
 
 
 class _Model:
-    """One loaded network with its batcher (or its plain infer when batching is off)."""
+    """One loaded network: evaluation cache -> batcher (or a lock when batching is off) ->
+    network. The cache comes first, so a position any client searched before costs no wait
+    in the batcher."""
 
-    def __init__(self, path: Path, batching: bool, max_batch: int) -> None:
+    def __init__(self, path: Path, batching: bool, max_batch: int, cache_bytes: int) -> None:
         from training.checkpoint import load_model
-        from training.evaluator import NetworkEvaluator
+        from training.evaluator import CachedInfer, NetworkEvaluator
 
         self.loaded = load_model(path)
         self.network = NetworkEvaluator(self.loaded.model)
         self.batcher = Batcher(self.network.infer, max_batch) if batching else None
         # Without batching concurrent callers must still not run one module at once.
         self._lock = threading.Lock()
+        self.cache = CachedInfer(self._uncached, cache_bytes) if cache_bytes > 0 else None
 
-    def infer(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _uncached(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.batcher is not None:
             return self.batcher(obs, masks)
         with self._lock:
             return self.network.infer(obs, masks)
+
+    def infer(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.cache is not None:
+            return self.cache(obs, masks)
+        return self._uncached(obs, masks)
 
 
 class AIEngine:
@@ -65,10 +73,12 @@ class AIEngine:
         batching: bool = True,
         max_batch: int = 256,
         torch_threads: int = 1,
+        cache_bytes: int = 64 << 20,
     ) -> None:
         self.levels = levels
         self.batching = batching
         self.max_batch = max_batch
+        self.cache_bytes = cache_bytes
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="qizero-ai")
         self._models: dict[Path, _Model] = {}
         self._models_lock = threading.Lock()
@@ -88,7 +98,7 @@ class AIEngine:
 
                 torch.set_num_threads(self._torch_threads)
                 try:
-                    m = _Model(path, self.batching, self.max_batch)
+                    m = _Model(path, self.batching, self.max_batch, self.cache_bytes)
                 except QizeroError as exc:
                     raise Unavailable(f"cannot load the level's network: {exc}") from None
                 self._models[path] = m
@@ -156,6 +166,8 @@ class AIEngine:
                 str(p): {
                     "forward_passes": m.batcher.calls if m.batcher else m.network.calls,
                     "rows": m.batcher.rows if m.batcher else m.network.positions,
+                    "cache_hits": m.cache.hits if m.cache else 0,
+                    "cache_misses": m.cache.misses if m.cache else 0,
                 }
                 for p, m in models.items()
             },

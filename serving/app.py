@@ -2,7 +2,9 @@
 
 The lifespan opens the database, the level registry and the AI worker pool, resumes every
 unfinished session (AI seats to move, timers) and closes all of it on shutdown; nothing is
-loaded at import time. Networks are loaded on first use and then shared.
+loaded at import time. Networks are loaded on first use and then shared. The static web client
+(``serving/static``, docs/web_client.md) is served at ``/`` beside the API routes, without a
+catch-all mount, so every API path answers exactly as it would without it.
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serving.ai import AIEngine
@@ -23,6 +28,29 @@ from serving.errors import error_body, install_handlers
 from serving.levels import LevelRegistry
 from serving.sessions import SessionManager
 from serving.settings import Settings
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def mount_web_client(app: FastAPI) -> None:
+    """Serve the static web client at ``/`` without shadowing the API.
+
+    Why not one StaticFiles mount at ``/``: a catch-all mount matches every path, so a wrong
+    method on an API route (405) or a write to an unknown path (404) would reach the file
+    server instead. Here ``/`` and each top-level file get a GET route and each folder a
+    mount of its own prefix; every other path behaves exactly as before.
+    """
+
+    def serve(path: Path) -> Callable[[], FileResponse]:
+        return lambda: FileResponse(path)
+
+    app.add_api_route("/", serve(STATIC_DIR / "index.html"), include_in_schema=False)
+    for entry in sorted(STATIC_DIR.iterdir()):
+        if entry.is_dir():
+            app.mount(f"/{entry.name}", StaticFiles(directory=entry), name=f"web-{entry.name}")
+        else:
+            app.add_api_route(f"/{entry.name}", serve(entry), include_in_schema=False)
+
 
 DESCRIPTION = """
 qizero serves every registered board game: the catalogue, stateless analysis of a position
@@ -108,6 +136,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             batching=settings.batching,
             max_batch=settings.max_batch,
             torch_threads=settings.torch_threads,
+            cache_bytes=settings.eval_cache_mb << 20,
         )
         manager = SessionManager(store, ai, settings, clock)
         app.state.ai, app.state.sessions = ai, manager
@@ -135,6 +164,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     app.include_router(health.router)
     app.include_router(games.router)
     app.include_router(sessions.router)
+    mount_web_client(app)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -137,6 +137,9 @@ def game_info(game_id: str) -> dict[str, Any]:
         "sessions": {
             "turn_seconds_default": game.spec.turn_seconds,
             "timer": game.spec.turn_seconds is not None,
+            "clock_default": (  # main time + byo-yomi (serving.clocks), where the rules have it
+                adapter.byo_yomi_default.to_json() if adapter.byo_yomi_default else None
+            ),
             "confirm_turns": adapter.confirm_turns_default,
             "resign": adapter.supports_resign,
             "match_lengths": list(adapter.match_lengths),

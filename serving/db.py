@@ -138,8 +138,8 @@ class SessionStore:
 
     def active_ids(self, timed_only: bool = False) -> list[str]:
         q = select(SessionRow.id).where(SessionRow.status != "over")
-        if timed_only:
-            q = q.where(SessionRow.turn_seconds.is_not(None))
+        if timed_only:  # a clock runs (turn timer or byo-yomi): serving.clocks
+            q = q.where(SessionRow.turn_started.is_not(None))
         with self._sessions() as s:
             return list(s.scalars(q))
 

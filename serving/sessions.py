@@ -12,11 +12,17 @@ seat. Seats of type ``ai`` are played by the server: after every change a worker
 whether an AI seat is to move, searches with its level and commits the move like any other
 write (a stale result, e.g. after a level change, is simply dropped and searched again).
 
-Timers are applied by the server with an injectable clock: a turn (everything the same player
-does before the other side is to move) lasts ``turn_seconds``; when it runs out, the game says
-what happens (``Game.time_out``) and the next turn starts at the deadline, so
-time-outs applied late (after a restart, or on the next request) land exactly where they
-would have. *(service choice)* Wall-clock time while the server is down counts.
+Clocks are applied by the server with an injectable clock, one mechanism for every kind
+(:mod:`serving.clocks`): the running side's clock starts at ``turn_started`` when a turn (everything
+the same player does before the other side is to move) begins; a finished turn is charged to
+that side; at the deadline either the game says what happens (``turn_seconds``:
+``Game.time_out``, the next turn starts at the deadline) or the side loses on time (Go's main
+time + byo-yomi). Time-outs applied late (after a restart, or on the next request) land
+exactly where they would have. *(service choice)* Wall-clock time while the server is down
+counts.
+
+Go's scoring phase: after two passes the clock stops, the players mark dead chains and accept,
+or a person resumes play (a ``resume`` event: replays rebuild the continued game).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from envs.core import Game, IllegalMove
 from serving.adapters import Adapter, get_adapter
 from serving.ai import AIEngine
 from serving.catalogue import apply_move, build_game, describe, notation, result_of
+from serving.clocks import ByoYomi, ByoYomiConfig, time_control
 from serving.db import SessionData, SessionStore
 from serving.errors import BadInput, Conflict, Forbidden, NotFound, ServiceError, Unauthorized
 from serving.settings import Settings
@@ -184,6 +191,10 @@ class SessionManager:
             return game.time_out(state)
         if ev["t"] == "resign":
             return adapter.resign(game, state, ev["player"])
+        if ev["t"] == "resume":
+            return adapter.resume(game, state)
+        if ev["t"] == "time_loss":
+            return state  # the session records the result; the position stays as it was
         raise ValueError(f"unknown stored event {ev!r}")
 
     def _current(self, ctx: Ctx) -> Any:
@@ -207,14 +218,24 @@ class SessionManager:
         turn_start: float,
         reason: str = "rules",
     ) -> None:
-        """Append a committed event and settle what follows (turn timer, game end, match)."""
+        """Append a committed event and settle what follows (clock, game end, match).
+
+        ``turn_start`` is the event's time: it ends the turn of the side that was to move
+        (charged to its clock) and starts the next side's clock."""
+        data = ctx.data
         before = ctx.seat_to_play(ctx.state)
-        ctx.data.events.append(event)
+        data.events.append(event)
         ctx.state = new_state
+        after = ctx.seat_to_play(new_state)
+        clock = time_control(data)
+        handed_over = after != before and clock is not None
+        started = data.turn_started
+        if clock is not None and handed_over and before is not None and started is not None:
+            clock.charge(data, before, turn_start)
         if ctx.game.is_terminal(new_state):
             self._end_game(ctx, turn_start, reason)
-        elif ctx.seat_to_play(new_state) != before and ctx.data.turn_seconds is not None:
-            ctx.data.turn_started = turn_start
+        elif handed_over:
+            data.turn_started = turn_start
 
     def _end_game(self, ctx: Ctx, now: float, reason: str = "rules") -> None:
         data = ctx.data
@@ -234,7 +255,10 @@ class SessionManager:
         if len(data.games) < data.match_games and reason == "rules":
             data.games.append([])
             ctx.state = ctx.game.initial_state()
-            data.turn_started = now if data.turn_seconds is not None else None
+            clock = time_control(data)
+            if isinstance(clock, ByoYomi):  # main time and periods are per game
+                ByoYomi.install(data, clock.config, list(ctx.names))
+            data.turn_started = now if clock is not None else None
             return
         data.status = "over"
         data.turn_started = None
@@ -270,20 +294,30 @@ class SessionManager:
         winner = leaders[0] if len(leaders) == 1 else None
         return {"reason": "rules", "winner": winner, "totals": totals, "games": games}
 
+    def _deadline(self, ctx: Ctx) -> float | None:
+        """When the running side's time is up (None: no clock runs)."""
+        clock = time_control(ctx.data)
+        seat = ctx.seat_to_play(ctx.state)
+        if clock is None or ctx.data.turn_started is None or seat is None:
+            return None
+        return clock.deadline(ctx.data, seat)
+
     def _expire(self, ctx: Ctx) -> bool:
-        """Apply every turn time-out due by ``ctx.now``; True if anything changed."""
+        """Apply every time-out due by ``ctx.now``; True if anything changed."""
         data, changed = ctx.data, False
         for _ in range(MAX_TIMEOUTS_PER_CALL):
-            if (
-                data.status != "playing"
-                or data.turn_seconds is None
-                or data.turn_started is None
-                or ctx.now < data.turn_started + data.turn_seconds
-            ):
+            deadline = self._deadline(ctx) if data.status == "playing" else None
+            if deadline is None or ctx.now < deadline:
                 break
-            deadline = data.turn_started + data.turn_seconds
+            clock = time_control(data)
             seat = ctx.seat_to_play(ctx.state)
+            assert clock is not None and seat is not None  # a deadline implies both
             data.pending = []
+            if clock.loses_on_time:
+                clock.charge(data, seat, deadline)  # everything used up
+                data.events.append({"t": "time_loss", "seat": seat, "at": deadline})
+                self.finish(ctx, loser=seat, reason="time")
+                return True
             try:
                 new_state = ctx.game.time_out(ctx.state)
             except (NotImplementedError, IllegalMove):
@@ -375,7 +409,11 @@ class SessionManager:
         turn_seconds: float | None | str = "default",
         confirm_turns: bool | None = None,
         match_games: int = 1,
+        clock: dict[str, Any] | None | str = "default",
     ) -> tuple[Ctx, str, dict[str, str]]:
+        """A new session. ``turn_seconds`` and ``clock`` (main time + byo-yomi:
+        ``{"main_time", "periods", "period_seconds"}``, missing fields from the game's
+        default) are the two kinds of timer; ``"default"`` takes the game's, None none."""
         game = build_game(game_id, config)
         adapter = get_adapter(game_id)
         names = game.spec.player_names
@@ -389,6 +427,9 @@ class SessionManager:
             turn_seconds = game.spec.turn_seconds
         if turn_seconds is not None and game.spec.turn_seconds is None:
             raise BadInput(f"{game_id} sessions have no turn timer (its rules define none)")
+        byo_yomi = self._byo_yomi(game_id, adapter, clock)
+        if byo_yomi is not None and turn_seconds is not None:
+            raise BadInput("a session has one timer: turn_seconds or clock, not both")
         if match_games not in adapter.match_lengths:
             raise BadInput(
                 f"a {game_id} match has {' or '.join(map(str, adapter.match_lengths))} game(s)"
@@ -412,14 +453,39 @@ class SessionManager:
             confirm_turns=adapter.confirm_turns_default if confirm_turns is None else confirm_turns,
             match_games=match_games,
             turn_seconds=float(turn_seconds) if turn_seconds is not None else None,
-            turn_started=now if turn_seconds is not None else None,
+            turn_started=now if turn_seconds is not None or byo_yomi is not None else None,
             created=now,
             updated=now,
         )
+        if byo_yomi is not None:
+            ByoYomi.install(data, byo_yomi, list(names))
         self.store.insert(data)
         ctx = self._ctx(self._load(data.id))
         self._kick_if_ai(ctx)
         return ctx, owner, seat_tokens
+
+    @staticmethod
+    def _byo_yomi(
+        game_id: str, adapter: Adapter, clock: dict[str, Any] | None | str
+    ) -> ByoYomiConfig | None:
+        """The validated main time + byo-yomi clock of a new session (None: no clock)."""
+        default = adapter.byo_yomi_default
+        if clock == "default":
+            return default
+        if clock is None:
+            return None
+        if default is None:
+            raise BadInput(f"{game_id} sessions have no byo-yomi clock (its rules define none)")
+        if not isinstance(clock, dict):
+            raise BadInput("clock must be an object {main_time, periods, period_seconds}")
+        unknown = sorted(set(clock) - {"main_time", "periods", "period_seconds"})
+        if unknown:
+            raise BadInput(f"unknown clock field(s) {unknown}")
+        values = {**default.to_json(), **{k: v for k, v in clock.items() if v is not None}}
+        try:
+            return ByoYomiConfig(**values)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
 
     def _seat_config(self, game: Game, seat: dict[str, Any]) -> dict[str, Any]:
         kind = seat.get("type", "human")
@@ -597,6 +663,26 @@ class SessionManager:
 
         return self._write(sid, version, op)
 
+    def resume(self, sid: str, token: str | None, version: int) -> Ctx:
+        """Resume play in the scoring phase (Go): marks and acceptances are dropped, the clock
+        of the side to move starts again."""
+
+        def op(ctx: Ctx) -> None:
+            seats = self._scoring_seat(ctx, token)
+            humans = [s for s in seats if ctx.data.seats[s]["type"] == "human"]
+            if not humans:
+                raise Conflict(f"seat {seats[0]!r} is played by the AI; a person resumes play")
+            try:
+                new_state = ctx.adapter.resume(ctx.game, ctx.state)
+            except IllegalMove as exc:
+                raise Conflict(f"play cannot resume: {exc.reason}") from None
+            ctx.data.status = "playing"
+            ctx.data.extras.pop("scoring", None)
+            by = humans[0] if len(seats) == 1 else "owner"
+            self._push(ctx, {"t": "resume", "by": by}, new_state, ctx.now)
+
+        return self._write(sid, version, op)
+
     def _finalize_score(self, ctx: Ctx) -> None:
         """End the scoring phase with the marked dead chains."""
         dead = ctx.data.extras["scoring"]["dead"]
@@ -716,11 +802,11 @@ class SessionManager:
         current = self._current(ctx)
         position = describe(ctx.game, current)
         position["to_play"] = ctx.seat_to_play(current) if not position["is_over"] else None
-        deadline = (
-            data.turn_started + data.turn_seconds
-            if data.turn_seconds is not None and data.turn_started is not None
-            else None
-        )
+        deadline = self._deadline(ctx) if data.status == "playing" else None
+        clock = time_control(data)
+        scoring = data.extras.get("scoring") if data.status == "scoring" else None
+        if scoring is not None:
+            scoring = {**scoring, "proposed": ctx.adapter.propose_dead(ctx.game, ctx.state)}
         return {
             "id": data.id,
             "game": data.game,
@@ -739,6 +825,10 @@ class SessionManager:
                 "turn_started": data.turn_started,
                 "deadline": deadline,
                 "remaining": max(0.0, deadline - ctx.now) if deadline is not None else None,
+                "clock": (
+                    clock.view(data, ctx.seat_to_play(ctx.state), ctx.now)
+                    if clock is not None else None
+                ),
             },
             "match": {
                 "games": data.match_games,
@@ -746,7 +836,7 @@ class SessionManager:
                 "results": data.extras.get("game_results", []),
                 "history": data.games[:-1],
             },
-            "scoring": data.extras.get("scoring") if data.status == "scoring" else None,
+            "scoring": scoring,
             "result": data.result,
             "ai_thinking": self.thinking(data.id),
             "ai_error": self.ai_errors.get(data.id),

@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     batching: bool = True
     max_batch: int = Field(256, ge=1)
     torch_threads: int = Field(1, ge=1, le=64)
+    # Evaluation cache per loaded network (MiB; 0 = off): positions met before cost no
+    # network call (training.evaluator.CachedInfer).
+    eval_cache_mb: int = Field(64, ge=0, le=65_536)
 
     # Limits on input.
     max_body_bytes: int = Field(256 * 1024, ge=1024)

@@ -322,3 +322,35 @@ def test_proven_wins_override_a_lying_evaluator() -> None:
     for s, r in zip(states, results):
         assert solver.move_values(s)[r.action].outcome == WIN, game.render(s)
         assert r.q[r.action] == pytest.approx(1.0)  # the edge holds the exact, proven value
+
+
+class _Blind:
+    """A confident but wrong network: the winning moves get almost no prior, values say draw."""
+
+    def __init__(self, solver) -> None:
+        self.solver = solver
+
+    def evaluate(self, game, states):
+        p = np.zeros((len(states), game.spec.num_actions), dtype=np.float32)
+        for k, st in enumerate(states):
+            for a, val in self.solver.move_values(st).items():
+                p[k, a] = 0.01 if val.outcome == WIN else 1.0
+            p[k] /= p[k].sum()
+        return p, np.zeros(len(states), dtype=np.float32)
+
+
+def test_policy_temperature_lets_the_search_find_what_the_prior_rules_out() -> None:
+    """PUCT follows a near-zero prior blindly; a policy temperature above 1 flattens the
+    priors inside the search, so the winning line gets visits and the solver proves it."""
+    solver = get_solver()
+    game = make_game("jiugong")
+    states = _jiugong_positions(WIN, 3, 30)
+    kept = {}
+    for t in (1.0, 3.0):
+        cfg = SearchConfig(
+            algorithm="puct", simulations=200, policy_temperature=t, terminal_lookahead=True
+        )
+        results = search(game, states, _Blind(solver), cfg, np.random.default_rng(4))
+        kept[t] = sum(r.action in solver.preserving_actions(s) for s, r in zip(states, results))
+    assert kept[3.0] == len(states)
+    assert kept[1.0] < len(states) // 2

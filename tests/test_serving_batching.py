@@ -97,7 +97,8 @@ def test_service_batches_concurrent_suggestions_of_one_model(tmp_path):
     write_levels(root, "jiugong", [
         {"id": "net", "checkpoint": "net.pt", "search": {"simulations": 16}},
     ])
-    with client_for(tmp_path, ai_workers=8) as c:
+    # No evaluation cache: it would answer the repeated position without the batcher.
+    with client_for(tmp_path, ai_workers=8, eval_cache_mb=0) as c:
         def ask(k):
             r = c.post("/v1/games/jiugong/suggest",
                        json={"moves": ["a1-a2"], "level": "net", "seed": k})
@@ -122,3 +123,24 @@ def test_service_batches_concurrent_suggestions_of_one_model(tmp_path):
         stats = c.get("/v1/health").json()["ai"]["models"]
         assert list(stats.values())[0]["forward_passes"] == model.batcher.calls
         assert rows > calls  # some forward passes carried several searches' leaves
+
+
+def test_evaluation_cache_answers_positions_searched_before(tmp_path):
+    root = tmp_path / "checkpoints"
+    tiny_checkpoint(root / "jiugong" / "net.pt")
+    write_levels(root, "jiugong", [
+        {"id": "net", "checkpoint": "net.pt", "search": {"simulations": 16}},
+    ])
+    with client_for(tmp_path) as c:
+        body = {"moves": ["a1-a2"], "level": "net", "seed": 1}
+        first = c.post("/v1/games/jiugong/suggest", json=body)
+        stats = list(c.get("/v1/health").json()["ai"]["models"].values())[0]
+        second = c.post("/v1/games/jiugong/suggest", json=body)
+        after = list(c.get("/v1/health").json()["ai"]["models"].values())[0]
+    assert first.status_code == second.status_code == 200
+    # Same seed, same answer; and the second search cost no network call at all.
+    assert first.json()["move"] == second.json()["move"]
+    assert first.json()["value"] == second.json()["value"]
+    assert after["forward_passes"] == stats["forward_passes"]
+    assert after["cache_hits"] > stats["cache_hits"]
+    assert after["cache_misses"] == stats["cache_misses"]

@@ -217,7 +217,7 @@ def test_stereo_go_pass_scoring_phase_dead_stones_and_accept(tmp_path, stereo_go
         s = post(c, sid, "moves", t["white"], move="pass", version=s["version"]).json()
         s = post(c, sid, "moves", t["black"], move="pass", version=s["version"]).json()
         assert s["status"] == "scoring" and s["result"] is None
-        assert s["scoring"] == {"dead": [], "accepted": []}
+        assert s["scoring"] == {"dead": [], "accepted": [], "proposed": []}
         r = post(c, sid, "moves", t["white"], move="E5", version=s["version"])
         assert r.status_code == 409
         r = c.put(f"/v1/sessions/{sid}/scoring/dead",
@@ -229,7 +229,7 @@ def test_stereo_go_pass_scoring_phase_dead_stones_and_accept(tmp_path, stereo_go
         r = c.put(f"/v1/sessions/{sid}/scoring/dead",
                   json={"dead": ["D4"], "version": s["version"]}, headers=auth(t["white"]))
         s = r.json()
-        assert s["scoring"] == {"dead": ["D4"], "accepted": []}
+        assert s["scoring"] == {"dead": ["D4"], "accepted": [], "proposed": []}
         s = post(c, sid, "scoring/accept", t["white"], version=s["version"]).json()
         assert s["status"] == "scoring"
         s = post(c, sid, "scoring/accept", t["black"], version=s["version"]).json()

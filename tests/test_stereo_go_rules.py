@@ -495,3 +495,38 @@ def test_long_small_board_games_exercise_superko_against_the_reference():
             s = game.apply(s, a)
             ref.play(a)
     assert refused["capturing"] > 0 and refused["non-capturing"] > 0, refused
+
+
+# ---------------------------------------------------------------- resuming after two passes
+def test_resume_after_two_passes_continues_with_the_superko_history():
+    # Black takes a ko at D5, both pass, play resumes: White (to move after Black's pass)
+    # may not retake at C5, because that would repeat the position before the capture.
+    s = position(go9, black="C4 B5 C6", white="D4 E5 D6 C5")
+    s = play(go9, s, "D5 pass pass")
+    assert go9.is_terminal(s) and s.end_reason == "passes"
+    r = go9.resume(s)
+    assert not go9.is_terminal(r) and r.end_reason is None and r.passes == 0
+    assert go9.to_play(r) == 1 and r.ply == s.ply and r.captures == s.captures
+    assert list(go9.returns(r)) == [0.0, 0.0]
+    assert np.array_equal(r.history, s.history) and np.array_equal(r.board, s.board)
+    with pytest.raises(IllegalMove, match="superko"):
+        go9.play(r, "C5")
+    assert "C5" not in go9.legal_moves(r) and "pass" in go9.legal_moves(r)
+    r = go9.play(r, "pass")  # one pass after resuming does not end the game ...
+    assert not go9.is_terminal(r) and r.passes == 1 and go9.to_play(r) == 0
+    r = play(go9, r, "H8 pass pass")  # ... two more do, and the new end is scored again
+    assert go9.is_terminal(r) and r.end_reason == "passes" and r.ply == s.ply + 4
+    assert go9.from_json(go9.to_json(go9.resume(s))) == go9.resume(s)
+
+
+def test_resume_is_refused_unless_the_game_ended_by_passes():
+    live = play(go5, go5.initial_state(), "C3 pass")
+    with pytest.raises(IllegalMove, match="two passes"):
+        go5.resume(live)
+    with pytest.raises(IllegalMove, match="two passes"):
+        go5.resume(go5.resign(live))
+    capped = make_game("stereo_go", board="5x5", max_moves=3)
+    ended = play(capped, capped.initial_state(), "C3 pass pass")
+    assert ended.end_reason == "passes"
+    with pytest.raises(IllegalMove, match="move cap"):
+        capped.resume(ended)

@@ -250,3 +250,61 @@ def test_replay_symmetry_keeps_obs_mask_policy_consistent() -> None:
             seen.add("identity")
         assert np.all(p[0][~m[0]] == 0)
     assert seen == {"mirror", "identity"}
+
+
+# ---------------------------------------------------------------------------- self-play options
+
+
+class _CountingEvaluator:
+    """Uniform priors and zero values; remembers the batch sizes it was asked for."""
+
+    def __init__(self) -> None:
+        self.positions = 0
+        self.calls = 0
+
+    def evaluate(self, game, states):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        self.positions += len(states)
+        masks = np.stack([game.legal_mask(s) for s in states]).astype(np.float32)
+        return masks / masks.sum(axis=1, keepdims=True), np.zeros(len(states), np.float32)
+
+
+def _play(**selfplay: object):  # type: ignore[no-untyped-def]
+    from training.config import SearchConfig, SelfPlayConfig
+    from training.selfplay import play_games
+
+    game = make_game("jiugong")
+    sp = SelfPlayConfig(workers=0, batch_games=4, max_plies=30, **selfplay)
+    cfg = SearchConfig(simulations=8, max_considered=4)
+    return play_games(game, _CountingEvaluator(), cfg, sp, 8, np.random.default_rng(0))
+
+
+def test_playout_cap_randomization_learns_only_from_full_searches() -> None:
+    full = _play()
+    assert len(full.value) == full.plies  # every move searched in full is a sample
+    capped = _play(full_search_probability=0.25, fast_simulations=2)
+    assert capped.plies > 0
+    share = len(capped.value) / capped.plies
+    assert 0.1 < share < 0.45  # about a quarter of the moves, the rest only played
+    assert capped.searched_positions == len(capped.value)
+
+
+def test_random_moves_through_the_game_learn_the_search_value(monkeypatch) -> None:
+    import training.selfplay as selfplay
+    from training.search import SearchResult
+
+    def fixed_search(game, states, evaluator, cfg, rng):  # type: ignore[no-untyped-def]
+        out = []
+        for s in states:
+            legal = np.flatnonzero(game.legal_mask(s))
+            pol = np.zeros(game.spec.num_actions, np.float32)
+            pol[legal] = 1.0 / len(legal)
+            zeros = np.zeros(game.spec.num_actions)
+            out.append(SearchResult(int(legal[0]), pol, 0.125, zeros, zeros, 1))
+        return out
+
+    monkeypatch.setattr(selfplay, "search", fixed_search)
+    # Every move random: every sample learns the search value, whatever the result.
+    assert np.all(_play(random_move_probability=1.0).value == np.float32(0.125))
+    # No random move (value_target_mix 0): every sample learns the game's result.
+    assert set(_play(random_move_probability=0.0).value.tolist()) <= {-1.0, 0.0, 1.0}

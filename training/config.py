@@ -60,6 +60,11 @@ class SearchConfig(_Frozen):
     # With the solver: on expanding a node, create all its children and solve it at once if
     # one of them wins for the mover (exact one-ply tactics; costs one apply per action).
     terminal_lookahead: bool = False
+    # Policy softmax temperature (Lc0's PolicyTemp, KataGo's root policy temperature): the
+    # network's priors are raised to 1/T inside the search. T > 1 flattens them, so a move the
+    # policy all but rules out still gets visits and a tactic behind it can be proven; 1 = as
+    # trained (self-play). Measured on Jiugong's top level (docs/training.md).
+    policy_temperature: float = Field(1.0, gt=0.0, le=100.0)
     # PUCT (AlphaZero).
     c_puct: float = Field(1.5, ge=0.0)
     dirichlet_alpha: float = Field(0.3, gt=0.0)
@@ -81,6 +86,17 @@ class SelfPlayConfig(_Frozen):
     # Search the opening positions too and learn from them (the move played stays random;
     # the value target there is the search value): many more varied samples per game.
     search_opening: bool = False
+    # Exploration through the whole game: after the opening, each searched move is replaced by
+    # a uniformly random one with this probability (the position is still searched and learnt
+    # from, with the search value as its target). Reaches positions that neither random
+    # openings nor strong play visit; measured on Jiugong, the coverage of the reachable
+    # positions is what limits the value network (docs/training.md).
+    random_move_probability: float = Field(0.0, ge=0.0, le=1.0)
+    # Playout-cap randomization (KataGo, Wu 2019): a move gets the full search with this
+    # probability and becomes a training sample; otherwise a fast search of
+    # ``fast_simulations`` (0 = the raw policy) only plays it. 1.0 = every move in full.
+    full_search_probability: float = Field(1.0, gt=0.0, le=1.0)
+    fast_simulations: int = Field(0, ge=0)
     # Value target = (1 - mix) * final result + mix * search value at the root.
     value_target_mix: float = Field(0.0, ge=0.0, le=1.0)
     # Moves after the opening are sampled at ``temperature`` for the first N plies, then best.
@@ -123,6 +139,7 @@ class LevelSpec(_Frozen):
     max_considered: int = Field(16, ge=1)
     gumbel_scale: float = Field(0.0, ge=0.0)
     terminal_lookahead: bool = False
+    policy_temperature: float = Field(1.0, gt=0.0, le=100.0)
 
     @model_validator(mode="after")
     def _checkpoint_range(self) -> LevelSpec:

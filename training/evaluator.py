@@ -14,7 +14,9 @@ batch requests from many concurrent callers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -68,29 +70,79 @@ class RolloutEvaluator:
             mover = game.to_play(state)
             total = 0.0
             for _ in range(self.rollouts):
-                total += self._playout(game, state)[mover]
+                total += float(game.random_playout(state, self.rng, self.max_plies)[mover])
             values[i] = total / self.rollouts
         return uniform_priors(masks), values
 
-    def _playout(self, game: Game, state: Any) -> np.ndarray:
-        for _ in range(self.max_plies):
-            if game.is_terminal(state):
-                return game.returns(state)
-            legal = np.flatnonzero(game.legal_mask(state))
-            state = game.apply(state, int(legal[self.rng.integers(len(legal))]))
-        if game.is_terminal(state):
-            return game.returns(state)
-        return np.zeros(game.spec.num_players, dtype=np.float32)
+
+InferFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+class CachedInfer:
+    """An LRU cache in front of ``infer(observations, masks)``, keyed by each row's bytes.
+
+    Why: a network with fixed weights gives the same answer for the same input, and a search
+    meets the same positions again and again (transpositions within a search, the same
+    positions across the searches of a game or of many clients). On small games the cache
+    holds every position and the search runs at the speed of its own tree code; measured in
+    ``docs/training.md``. Exact: a hit returns what the network returned. Thread-safe (the
+    service's workers share one per model); misses of one call go to ``infer`` together.
+    The size is a byte budget, so one setting suits a 3x3 board and a Go board alike.
+    """
+
+    def __init__(self, infer: InferFn, max_bytes: int = 64 << 20) -> None:
+        self._infer = infer
+        self.max_bytes = max_bytes
+        self._rows: OrderedDict[bytes, tuple[np.ndarray, float]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def __call__(
+        self, observations: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        n = len(observations)
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        msk = np.ascontiguousarray(masks, dtype=bool)
+        keys = [obs[i].tobytes() + msk[i].tobytes() for i in range(n)]
+        priors = np.zeros(msk.shape, dtype=np.float32)
+        values = np.zeros(n, dtype=np.float32)
+        missing: list[int] = []
+        with self._lock:
+            for i, key in enumerate(keys):
+                row = self._rows.get(key)
+                if row is None:
+                    missing.append(i)
+                else:
+                    self._rows.move_to_end(key)
+                    priors[i], values[i] = row
+            self.hits += n - len(missing)
+            self.misses += len(missing)
+        if not missing:
+            return priors, values
+        p, v = self._infer(obs[missing], msk[missing])
+        priors[missing], values[missing] = p, v
+        with self._lock:
+            for j, i in enumerate(missing):
+                if keys[i] not in self._rows:
+                    self._rows[keys[i]] = (np.array(p[j], dtype=np.float32), float(v[j]))
+                    self._bytes += len(keys[i]) + p[j].nbytes + 64
+            while self._bytes > self.max_bytes and self._rows:
+                key, (prior, _) = self._rows.popitem(last=False)
+                self._bytes -= len(key) + prior.nbytes + 64
+        return priors, values
 
 
 class NetworkEvaluator:
-    """A policy/value network (``training.networks``) as a batched evaluator.
+    """A policy/value network (``training.networks``) as a batched evaluator, optionally
+    behind a :class:`CachedInfer` of ``cache_bytes``.
 
     Inference runs under ``torch.inference_mode`` on CPU by default; illegal actions get zero
     prior whatever the network says.
     """
 
-    def __init__(self, model: Any, device: str = "cpu") -> None:
+    def __init__(self, model: Any, device: str = "cpu", cache_bytes: int = 0) -> None:
         import torch
 
         self.torch = torch
@@ -98,9 +150,19 @@ class NetworkEvaluator:
         self.device = device
         self.calls = 0  # network forward passes (for speed figures)
         self.positions = 0  # positions evaluated
+        # Fixed weights only (levels, arenas): self-play builds a new evaluator per task.
+        self.cache = CachedInfer(self.forward, cache_bytes) if cache_bytes > 0 else None
 
     def infer(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Priors and values for a batch of observations (mover's view) and legal masks."""
+        if self.cache is not None:
+            return self.cache(observations, masks)
+        return self.forward(observations, masks)
+
+    def forward(
+        self, observations: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One network call, no cache."""
         torch = self.torch
         if len(observations) == 0:
             return np.zeros(masks.shape, dtype=np.float32), np.zeros(0, dtype=np.float32)

@@ -31,7 +31,13 @@ from training.arena import fit_elo, format_matches, format_table, round_robin
 from training.checkpoint import load_model, save_checkpoint
 from training.config import LevelSpec, RunConfig, SearchConfig
 from training.evaluator import NetworkEvaluator
-from training.players import Player, RandomPlayer, SearchPlayer, make_player
+from training.players import (
+    PLAYER_CACHE_BYTES,
+    Player,
+    RandomPlayer,
+    SearchPlayer,
+    make_player,
+)
 
 LEVELS_FORMAT_VERSION = 1
 
@@ -68,6 +74,7 @@ def level_search(spec: LevelSpec) -> SearchConfig:
         gumbel_scale=spec.gumbel_scale,
         temperature=spec.temperature,
         terminal_lookahead=spec.terminal_lookahead,
+        policy_temperature=spec.policy_temperature,
     )
 
 
@@ -143,7 +150,8 @@ def build_levels(
             files[it] = name
         search_cfg = level_search(spec)
         model = load_model(out_dir / files[it]).model
-        players.append(SearchPlayer(spec.label, NetworkEvaluator(model), search_cfg))
+        evaluator = NetworkEvaluator(model, cache_bytes=PLAYER_CACHE_BYTES)
+        players.append(SearchPlayer(spec.label, evaluator, search_cfg))
         names.append(spec.label)
         levels.append(
             {

@@ -126,12 +126,22 @@ def mcts_player(simulations: int, seed: int = 0, max_plies: int = 1000) -> Searc
     return SearchPlayer(f"mcts-{simulations}", evaluator, cfg)
 
 
-def network_player(path: str | Path, cfg: SearchConfig, name: str | None = None) -> SearchPlayer:
+# Evaluation cache of a player with fixed weights (training.evaluator.CachedInfer).
+PLAYER_CACHE_BYTES = 64 << 20
+
+
+def network_player(
+    path: str | Path,
+    cfg: SearchConfig,
+    name: str | None = None,
+    cache_bytes: int = PLAYER_CACHE_BYTES,
+) -> SearchPlayer:
     from training.checkpoint import load_model
     from training.evaluator import NetworkEvaluator
 
     loaded = load_model(path)
-    return SearchPlayer(name or Path(path).stem, NetworkEvaluator(loaded.model), cfg)
+    evaluator = NetworkEvaluator(loaded.model, cache_bytes=cache_bytes)
+    return SearchPlayer(name or Path(path).stem, evaluator, cfg)
 
 
 def read_levels(game_id: str, root: str | Path | None = None) -> dict[str, Any]:

@@ -82,9 +82,13 @@ class Node:
         # of proven children.
         self.proven: list[float] | None = self.returns
 
-    def expand(self, game: Game, prior_full: np.ndarray, value: float) -> None:
+    def expand(
+        self, game: Game, prior_full: np.ndarray, value: float, temperature: float = 1.0
+    ) -> None:
         actions = np.flatnonzero(game.legal_mask(self.state))
         p = prior_full[actions].astype(np.float64)
+        if temperature != 1.0:
+            p = np.power(p, 1.0 / temperature)
         total = p.sum()
         p = p / total if total > 0 else np.full(len(p), 1.0 / max(len(p), 1))
         k = len(p)
@@ -309,7 +313,7 @@ class _Tree:
 
     def finish_leaf(self, prior: np.ndarray, value: float) -> None:
         leaf = self.leaf
-        leaf.expand(self.game, prior, value)
+        leaf.expand(self.game, prior, value, self.cfg.policy_temperature)
         self.leaf = None
         if self.cfg.solver and self.cfg.terminal_lookahead and self._look_ahead(leaf):
             self._backup(leaf.proven)
@@ -466,7 +470,7 @@ def search(
         return []
     priors, values = evaluator.evaluate(game, [t.root.state for t in trees])
     for t, p, v in zip(trees, priors, values):
-        t.root.expand(game, p, float(v))
+        t.root.expand(game, p, float(v), cfg.policy_temperature)
         t.prepare_root()
     for sim in range(cfg.simulations):
         pending = [t for t in trees if t.select_leaf(sim) is not None]

@@ -133,29 +133,16 @@ def play_games(
         early = [x for x in slots if x.opening <= x.ply < x.opening + sp.temperature_plies]
         late = [x for x in slots if x.ply >= x.opening + sp.temperature_plies]
         for group, cfg in ((opening, best_cfg), (early, sampled_cfg), (late, best_cfg)):
-            if not group:
-                continue
-            found = search(game, [x.state for x in group], evaluator, cfg, rng)
-            random_move = group is opening
-            for slot, res in zip(group, found):
-                s = slot.state
-                slot.records.append(
-                    (
-                        game.observation(s),
-                        game.legal_mask(s),
-                        res.policy,
-                        game.to_play(s),
-                        res.value,
-                        random_move,
-                    )
-                )
-                action = res.action
-                if random_move:
-                    legal = np.flatnonzero(game.legal_mask(s))
-                    action = int(legal[rng.integers(len(legal))])
-                slot.state = game.apply(s, action)
-                slot.ply += 1
-                searched += 1
+            full, fast = _playout_cap(group, sp, rng)
+            for part, part_cfg, record in (
+                (full, cfg, True),
+                (fast, cfg.model_copy(update={"simulations": sp.fast_simulations}), False),
+            ):
+                if not part:
+                    continue
+                found = search(game, [x.state for x in part], evaluator, part_cfg, rng)
+                for slot, res in zip(part, found):
+                    searched += _advance(game, slot, res, group is opening, record, sp, rng)
     shape = (0, *spec.observation_shape)
     return SelfPlayBatch(
         obs=np.stack(obs_l) if obs_l else np.zeros(shape, dtype=np.float32),
@@ -170,6 +157,48 @@ def play_games(
         seconds=time.perf_counter() - t0,
         results=results,
     )
+
+
+def _playout_cap(
+    group: list[_Slot], sp: SelfPlayConfig, rng: np.random.Generator
+) -> tuple[list[_Slot], list[_Slot]]:
+    """Playout-cap randomization (KataGo): each move gets the full search with probability
+    ``full_search_probability`` and is learnt from; the others get a fast search of
+    ``fast_simulations`` and only move the game on. More games per second, with every policy
+    target still from a full search."""
+    if sp.full_search_probability >= 1.0 or not group:
+        return group, []
+    draw = rng.random(len(group)) < sp.full_search_probability
+    return [x for x, f in zip(group, draw) if f], [x for x, f in zip(group, draw) if not f]
+
+
+def _advance(
+    game: Game,
+    slot: _Slot,
+    res: Any,
+    opening: bool,
+    record: bool,
+    sp: SelfPlayConfig,
+    rng: np.random.Generator,
+) -> int:
+    """Play the searched move (or a random one: opening, exploration) and record the sample;
+    returns 1 if the position counts as searched for the speed figures."""
+    random_move = opening or (
+        sp.random_move_probability > 0 and rng.random() < sp.random_move_probability
+    )
+    s = slot.state
+    if record:
+        slot.records.append(
+            (game.observation(s), game.legal_mask(s), res.policy, game.to_play(s), res.value,
+             random_move)
+        )
+    action = res.action
+    if random_move:
+        legal = np.flatnonzero(game.legal_mask(s))
+        action = int(legal[rng.integers(len(legal))])
+    slot.state = game.apply(s, action)
+    slot.ply += 1
+    return 1 if record else 0
 
 
 # ---------------------------------------------------------------------------- workers

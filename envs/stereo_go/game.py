@@ -17,6 +17,8 @@ Rule decisions (see ``docs/stereo_go.md``):
   the number of points, for self-play). After passes or the cap the position is scored
   Tromp-Taylor (every stone alive) under the configured rule set; ``returns`` is the sign of
   the score difference after komi (0 only on an exact tie, impossible with a .5 komi).
+* :meth:`resume` continues a game ended by two passes (sessions: a player resumes play
+  instead of agreeing on the score); the player whose turn came after the second pass moves.
 * Resignation is not an action of the fixed action space (nets never learn to resign from the
   mask); it is the notation move ``"resign"`` (``play(state, "resign")``) or :meth:`resign`.
 * :meth:`score` scores any position under either rule set with an optional set of dead stones
@@ -434,6 +436,31 @@ class StereoGo(Game[StereoGoState]):
         g[K.META, K.M_OUTCOME] = 1 - player
         g[K.META, K.M_END] = K.END_RESIGN
         return StereoGoState(g, state.hist, np.empty(0, dtype=np.int16))
+
+    def resume(self, state: StereoGoState) -> StereoGoState:
+        """The game ended by two passes, continued: a session player resumed play.
+
+        The rules let either player resume play in a session instead of agreeing on the
+        score. Nothing is undone: the passes stay in the record, the pass count restarts at 0,
+        and the player to move is the one whose turn came after the second pass (the
+        opponent of the player who passed last). The superko history is kept: positions
+        from before the passes stay forbidden. Refused (:class:`IllegalMove`) unless the game
+        ended by passes below the move cap.
+        """
+        if state.end_reason != "passes":
+            raise IllegalMove("resume", "only a game ended by two passes can resume")
+        if state.ply >= self.max_moves:
+            raise IllegalMove("resume", f"the move cap of {self.max_moves} actions is reached")
+        g = state.g.copy()
+        meta = g[K.META]
+        meta[K.M_PASSES] = 0
+        meta[K.M_END] = K.END_NONE
+        meta[K.M_OUTCOME] = -1
+        meta[K.M_SCORE_BLACK] = 0
+        meta[K.M_SCORE_WHITE] = 0
+        legal = np.empty(self.n_points + 1, dtype=np.int16)
+        legal = legal[: K.legal_actions(g, state.hist, self._C, legal)]
+        return StereoGoState(g, state.hist, legal)
 
     # ------------------------------------------------------------------ scoring
     def score(

@@ -1,8 +1,8 @@
-"""Per-game extras the Game protocol does not cover: timers, confirmation, drawing, scores.
+"""Per-game extras the Game protocol does not cover: clocks, confirmation, drawing, scores.
 
 The service serves every registered game through the Game protocol alone (turn timers
 included: ``GameSpec.turn_seconds`` and ``Game.time_out``); a game that needs more (polygons to
-draw, Stereo Go's scoring phase) gets a small module
+draw, Stereo Go's scoring phase and byo-yomi clock) gets a small module
 ``serving/adapters/<game_id>.py`` defining ``ADAPTER``, an :class:`Adapter` subclass instance.
 A registry lookup, not if/elif chains: a game without a module gets the generic adapter.
 """
@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from envs.core import Game, IllegalMove
+from serving.clocks import ByoYomiConfig
 
 
 class Adapter:
@@ -25,6 +26,9 @@ class Adapter:
     supports_resign: bool = False
     #: Allowed numbers of games in a match (TriGolden: 1 or 2, the first player swapping).
     match_lengths: tuple[int, ...] = (1,)
+    #: The session clock of the rules' main time + byo-yomi, with its default settings
+    #: (None: the rules define no such clock; ``turn_seconds`` is the other kind of timer).
+    byo_yomi_default: ByoYomiConfig | None = None
 
     def move_from_json(self, game: Game, state: Any, move: dict[str, Any]) -> str:
         """A move given as a JSON object (TriGolden's API form), in notation."""
@@ -56,6 +60,14 @@ class Adapter:
     def final_score(self, game: Game, state: Any, dead: list[str]) -> dict[str, Any]:
         """The agreed score: ``points`` per player, ``winner`` (index or None), ``detail``."""
         raise NotImplementedError
+
+    def propose_dead(self, game: Game, state: Any) -> list[str]:
+        """Chains the server proposes as dead in the scoring phase (one point of each)."""
+        return []
+
+    def resume(self, game: Game, state: Any) -> Any:
+        """The state after a player resumes play in the scoring phase (Go)."""
+        raise IllegalMove("resume", f"the rules of {game.spec.id} have no resumption of play")
 
     def resign(self, game: Game, state: Any, player: int) -> Any:
         """The state after ``player`` resigns, for engines that record it (else None: the

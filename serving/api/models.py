@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
+from serving.clocks import MAX_MAIN_TIME, MAX_PERIOD_SECONDS, MAX_PERIODS
+
 ConfigValue = StrictBool | StrictInt | StrictFloat | StrictStr
 GameConfig = dict[str, ConfigValue]
 
@@ -171,6 +173,25 @@ class SeatBase(_Request):
     level: str | None = Field(None, max_length=64, description="AI level (default if omitted)")
 
 
+class ClockCreate(_Request):
+    """Main time + byo-yomi (Stereo Go); a missing field takes the game's default."""
+
+    main_time: StrictInt | StrictFloat | None = Field(
+        None, ge=0, le=MAX_MAIN_TIME, description="seconds of main time per side (default 600)"
+    )
+    periods: StrictInt | None = Field(
+        None, ge=0, le=MAX_PERIODS, description="byo-yomi periods per side (default 3)"
+    )
+    period_seconds: StrictInt | StrictFloat | None = Field(
+        None, gt=0, le=MAX_PERIOD_SECONDS, description="seconds of one period (default 30)"
+    )
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"main_time": 600, "periods": 3, "period_seconds": 30}]},
+    )
+
+
 class SessionCreate(_Request):
     game: str = Field(max_length=64)
     config: GameConfig = Field(default_factory=dict)
@@ -182,6 +203,11 @@ class SessionCreate(_Request):
         gt=0,
         le=86400,
         description="seconds per turn; omit for the game's default, null = none",
+    )
+    clock: ClockCreate | None = Field(
+        None,
+        description="main time + byo-yomi (Stereo Go); omit for the game's default "
+        "(Stereo Go: 600 s + 3 x 30 s), null = none",
     )
     confirm_turns: bool | None = Field(None, description="turns stay provisional until confirm")
     match_games: int = Field(1, ge=1, le=2, description="games in a match (TriGolden: 2)")
@@ -196,7 +222,12 @@ class SessionCreate(_Request):
                         "south": {"type": "human"},
                         "north": {"type": "ai", "level": "random"},
                     },
-                }
+                },
+                {
+                    "game": "stereo_go",
+                    "config": {"board": "9x9"},
+                    "clock": {"main_time": 300, "periods": 5, "period_seconds": 20},
+                },
             ]
         },
     )
@@ -207,7 +238,7 @@ class SessionPublic(BaseModel):
     game: str
     config: dict[str, Any]
     version: int
-    status: str = Field(description="playing or over")
+    status: str = Field(description="playing, scoring (Go, after two passes) or over")
     seats: dict[str, Any]
     moves: list[str] = Field(description="moves of the game in progress")
     events: list[dict[str, Any]] = Field(description="moves and time-outs of the game in progress")
@@ -215,10 +246,15 @@ class SessionPublic(BaseModel):
     turn_complete: bool
     confirm_turns: bool
     position: PositionPublic
-    timer: dict[str, Any]
+    timer: dict[str, Any] = Field(
+        description="turn_seconds, turn_started, deadline and remaining of the running side; "
+        "clock: main time + byo-yomi per seat (main_left, periods_left, period_left, running, "
+        "deadline) or null"
+    )
     match: dict[str, Any]
     scoring: dict[str, Any] | None = Field(
-        description="scoring phase (Go): the dead-stone marks and who accepted them"
+        description="scoring phase (Go): the dead-stone marks, who accepted them, and the "
+        "chains the server proposes as dead (a heuristic; they count only once marked)"
     )
     result: dict[str, Any] | None
     ai_thinking: bool
@@ -270,6 +306,12 @@ class SeatUpdate(VersionBase):
         extra="forbid",
         json_schema_extra={"examples": [{"type": "ai", "level": "random", "version": 3}]},
     )
+
+
+class ResumeCreate(VersionBase):
+    """Resume play in the scoring phase (Go); the body is the version only."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"version": 9}]})
 
 
 class DeadStonesUpdate(VersionBase):

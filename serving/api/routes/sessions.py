@@ -1,4 +1,4 @@
-"""Game sessions: create, read, move, confirm/cancel, seats, resign."""
+"""Game sessions: create, read, move, confirm/cancel, seats, resign, Go's scoring phase."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from serving.api.models import (
     DeadStonesUpdate,
     MoveCreate,
     ResignCreate,
+    ResumeCreate,
     SeatUpdate,
     SessionCreate,
     SessionCreated,
@@ -43,6 +44,8 @@ def create_session(body: SessionCreate, manager: ManagerDep, settings: SettingsD
     kwargs: dict[str, Any] = {}
     if "turn_seconds" in body.model_fields_set:
         kwargs["turn_seconds"] = body.turn_seconds
+    if "clock" in body.model_fields_set:
+        kwargs["clock"] = body.clock.model_dump() if body.clock is not None else None
     ctx, owner, seat_tokens = manager.create(
         body.game,
         body.config,
@@ -112,6 +115,22 @@ def mark_dead(
              summary="accept the dead-stone marks; the score is final when every person has")
 def accept_score(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
     return manager.view(manager.accept_score(session_id, token, body.version))
+
+
+@router.post(
+    "/{session_id}/resume",
+    response_model=SessionPublic,
+    responses={
+        **_WRITE,
+        409: {"description": "stale version, not in the scoring phase, or no person to resume"},
+    },
+    summary="resume play instead of agreeing on the score (Go, scoring phase)",
+    description="Any human seat (its seat token or the owner token) may resume play after the "
+    "two passes: the dead-stone marks and acceptances are dropped, the player whose turn came "
+    "after the second pass moves, and the clock of that side runs again.",
+)
+def resume(session_id: str, body: ResumeCreate, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.resume(session_id, token, body.version))
 
 
 @router.post("/{session_id}/resign", response_model=SessionPublic, responses=_WRITE,

@@ -1,0 +1,127 @@
+// Board layouts from each game's state JSON (envs/*: to_json): where every point is drawn
+// and what stands on it. Pure drawing: which points can be clicked comes from the legal list.
+
+import { h } from '../dom.js';
+
+const D = 60; // grid spacing of the small boards
+
+/** A plain files x ranks grid, rank 1 at the bottom; ``at(file, rank)`` names the piece. */
+function grid(files, ranks, names, at, spacing = D) {
+  const m = spacing * 0.9;
+  const points = [];
+  const lines = [];
+  const labels = [];
+  const x = (f) => m + f * spacing;
+  const y = (r) => m + (ranks - 1 - r) * spacing;
+  for (let r = 0; r < ranks; r += 1) {
+    lines.push([x(0), y(r), x(files - 1), y(r)]);
+    labels.push({ x: m * 0.4, y: y(r), text: names.rank(r) });
+  }
+  for (let f = 0; f < files; f += 1) {
+    lines.push([x(f), y(0), x(f), y(ranks - 1)]);
+    labels.push({ x: x(f), y: y(0) + m * 0.6, text: names.file(f) });
+  }
+  for (let r = 0; r < ranks; r += 1) {
+    for (let f = 0; f < files; f += 1) {
+      points.push({ name: names.file(f) + names.rank(r), x: x(f), y: y(r), piece: at(f, r) });
+    }
+  }
+  return {
+    width: 2 * m + (files - 1) * spacing, height: 2 * m + (ranks - 1) * spacing,
+    points, lines, labels, radius: spacing * 0.36,
+  };
+}
+
+const lower = { file: (f) => 'abcdefghijklmnopqrstuvwxyz'[f], rank: (r) => String(r + 1) };
+
+/** Jiugong: board "SSS..XNNN", a1 b1 c1 a2 ... c3; S south, N north, X the shared piece. */
+export function jiugong(session) {
+  const board = session.position.state.board;
+  const cls = { S: 'south', N: 'north', X: 'shared' };
+  return grid(3, 3, lower, (f, r) => cls[board[r * 3 + f]] || null, 90);
+}
+
+/** Fang Qi: 36 characters a1..f1, a2..f6; B black, W white. */
+export function fangqi(session) {
+  const board = session.position.state.board;
+  const cls = { B: 'black', W: 'white' };
+  return grid(6, 6, lower, (f, r) => cls[board[r * 6 + f]] || null);
+}
+
+const STONE = { X: 'black', O: 'white' };
+const GTP_LETTERS = 'ABCDEFGHJKLMNOPQRST'; // Go programs skip I
+const MERIDIANS = 'ABCDEFGHIJKLMNOPQ'; // rules/stereo-go.md: axes A..Q
+
+/** A plain N x N Go board: rows from the top (rank N) down, GTP coordinates. */
+function goSquare(session) {
+  const rows = session.position.state.board;
+  const n = rows.length;
+  const names = { file: (f) => GTP_LETTERS[f], rank: (r) => String(r + 1) };
+  return grid(n, n, names, (f, r) => STONE[rows[n - 1 - r][f]] || null, 30);
+}
+
+/**
+ * The Stereo Go cylinder: 17 meridians x 21 rings drawn as a grid whose rings wrap around
+ * (the dashed stubs at both sides join meridian Q to A), with the north pole NP above ring 1
+ * and the south pole SP below ring 21, each joined to the 17 points of its ring.
+ * ``shift`` turns the cylinder (which meridian is drawn first), so any seam can be looked at.
+ */
+function goCylinder(session, shift) {
+  const rows = session.position.state.board; // [NP, ring 1 ... ring 21, SP]
+  const cols = MERIDIANS.length;
+  const rings = rows.length - 2;
+  const d = 26;
+  const left = 46;
+  const top = 30;
+  const ringY = (i) => top + 2 * d + i * d; // i = 0 .. rings-1
+  const x = (c) => left + c * d;
+  const col = (k) => (((k + shift) % cols) + cols) % cols; // drawn column k shows meridian col(k)
+  const width = 2 * left + (cols - 1) * d;
+  const npY = top;
+  const spY = ringY(rings - 1) + 2 * d;
+  const points = [];
+  const lines = [];
+  const labels = [];
+  for (let i = 0; i < rings; i += 1) {
+    lines.push([x(0), ringY(i), x(cols - 1), ringY(i)]);
+    lines.push([x(0) - d * 0.8, ringY(i), x(0), ringY(i), 'wrap-line']);
+    lines.push([x(cols - 1), ringY(i), x(cols - 1) + d * 0.8, ringY(i), 'wrap-line']);
+    labels.push({ x: left * 0.35, y: ringY(i), text: String(i + 1) });
+  }
+  for (let k = 0; k < cols; k += 1) {
+    lines.push([x(k), ringY(0), x(k), ringY(rings - 1)]);
+    lines.push([width / 2, npY, x(k), ringY(0), 'pole-line']);
+    lines.push([width / 2, spY, x(k), ringY(rings - 1), 'pole-line']);
+    labels.push({ x: x(k), y: ringY(rings - 1) + d * 0.75, text: MERIDIANS[col(k)] });
+  }
+  labels.push({ x: width / 2 + d, y: npY, text: 'NP' }, { x: width / 2 + d, y: spY, text: 'SP' });
+  points.push({ name: 'NP', x: width / 2, y: npY, piece: STONE[rows[0]] || null });
+  for (let i = 0; i < rings; i += 1) {
+    for (let k = 0; k < cols; k += 1) {
+      const c = col(k);
+      points.push({ name: `${MERIDIANS[c]}${i + 1}`, x: x(k), y: ringY(i),
+        piece: STONE[rows[i + 1][c]] || null });
+    }
+  }
+  points.push({ name: 'SP', x: width / 2, y: spY, piece: STONE[rows[rings + 1]] || null });
+  return { width, height: spY + d, points, lines, labels, radius: d * 0.42 };
+}
+
+export function isCylinder(session) {
+  return (session.view.config.board ?? 'cylinder') === 'cylinder';
+}
+
+/** Stereo Go: the cylinder, or a plain board when the config asks for one. */
+export function stereoGo(session, shift = 0) {
+  return isCylinder(session) ? goCylinder(session, shift) : goSquare(session);
+}
+
+/** Buttons that turn the cylinder view by one meridian either way. */
+export function cylinderControls(onShift) {
+  return h('div', { class: 'cylinder-controls' },
+    h('button', { type: 'button', class: 'turn-left', onclick: () => onShift(1),
+      title: 'turn the cylinder' }, '◀ turn'),
+    h('span', { class: 'help' }, 'the rings wrap around: the right edge joins the left'),
+    h('button', { type: 'button', class: 'turn-right', onclick: () => onShift(-1),
+      title: 'turn the cylinder' }, 'turn ▶'));
+}

@@ -1,0 +1,17 @@
+// The error bar: every failed API call ends here as a readable sentence.
+
+const bar = () => document.getElementById('error');
+
+export function showError(err) {
+  const text = err && err.message ? err.message : String(err);
+  document.getElementById('error-text').textContent = text;
+  bar().hidden = false;
+}
+
+export function clearError() {
+  bar().hidden = true;
+}
+
+export function installErrorBar() {
+  document.getElementById('error-close').addEventListener('click', clearError);
+}

@@ -1,0 +1,143 @@
+// One game session as the client sees it: the latest view from the API, the catalogue entry
+// and AI levels of its game, and every write the API offers (each carries the version last
+// seen, so a write against a changed session gets a readable 409 and a fresh view).
+
+import { api, ApiError, getJSON } from './api.js';
+
+export class Session {
+  constructor(id, token) {
+    this.id = id;
+    this.token = token;
+    this.view = null;
+    this.game = null;
+    this.levels = { levels: [], default: null };
+    this.fetchedAt = 0;
+    this.listeners = new Set();
+  }
+
+  async load() {
+    this.accept(await getJSON(`/v1/sessions/${encodeURIComponent(this.id)}`));
+    [this.game, this.levels] = await Promise.all([
+      getJSON(`/v1/games/${this.view.game}`),
+      getJSON(`/v1/games/${this.view.game}/levels`),
+    ]);
+    this.notify(true);
+  }
+
+  /** Take a view unless an older one arrives after a newer (a poll racing a write). */
+  accept(view) {
+    const old = this.view;
+    if (old && view.version < old.version) return false;
+    this.view = view;
+    this.fetchedAt = performance.now();
+    return !old || old.version !== view.version || old.ai_thinking !== view.ai_thinking
+      || old.ai_error !== view.ai_error;
+  }
+
+  onChange(fn) {
+    this.listeners.add(fn);
+  }
+
+  notify(changed) {
+    for (const fn of this.listeners) fn(changed);
+  }
+
+  async poll() {
+    const changed = this.accept(await getJSON(`/v1/sessions/${encodeURIComponent(this.id)}`));
+    this.notify(changed);
+  }
+
+  async write(method, suffix, body = {}) {
+    const path = `/v1/sessions/${encodeURIComponent(this.id)}${suffix}`;
+    try {
+      const view = await api(method, path, { ...body, version: this.view.version }, this.token);
+      this.notify(this.accept(view));
+      return view;
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 409 || err.status === 422)) {
+        await this.poll().catch(() => {});
+      }
+      throw err;
+    }
+  }
+
+  move(move) { return this.write('POST', '/moves', { move }); }
+  confirm() { return this.write('POST', '/confirm'); }
+  cancel() { return this.write('POST', '/cancel'); }
+  arbitration() { return this.write('POST', '/arbitration'); }
+  resign(seat) { return this.write('POST', '/resign', { seat }); }
+  markDead(dead) { return this.write('PUT', '/scoring/dead', { dead }); }
+  acceptScore() { return this.write('POST', '/scoring/accept'); }
+  resume() { return this.write('POST', '/resume'); }
+
+  setSeat(seat, type, level = null) {
+    return this.write('PUT', `/seats/${encodeURIComponent(seat)}`, { type, level });
+  }
+
+  // ------------------------------------------------------------------ derived facts
+  get position() { return this.view.position; }
+  get legal() { return this.view.position.legal_moves; }
+  get seats() { return this.game.players; }
+  get playing() { return this.view.status === 'playing'; }
+  /** The seat to move (seat names: in a match the first player swaps each game). */
+  get toPlay() { return this.playing ? this.view.position.to_play : null; }
+
+  isAI(seat) { return this.view.seats[seat].type === 'ai'; }
+
+  /** Whether a person may act on this screen now (the owner token acts for every seat). */
+  get humanToPlay() {
+    const seat = this.toPlay;
+    return seat !== null && !this.isAI(seat);
+  }
+
+  /**
+   * The seat whose turn is in progress. Once a provisional turn is complete the API already
+   * shows the next side to move, but the turn still belongs to the side that must confirm it.
+   */
+  get turnSeat() {
+    const view = this.view;
+    if (!this.playing) return null;
+    if (!(view.confirm_turns && view.turn_complete)) return this.toPlay;
+    const seats = this.game.players;
+    const next = view.position.to_play;
+    return next !== null && seats.length === 2 ? seats.find((s) => s !== next) : null;
+  }
+
+  /** 0-based index of the game in progress within the match. */
+  get gameIndex() { return Math.max(0, this.view.match.current - 1); }
+
+  /** The seat that plays as the game's player ``name`` in the game in progress. */
+  seatOfPlayer(name) {
+    const names = this.game.players;
+    return names[(names.indexOf(name) + this.gameIndex) % names.length];
+  }
+
+  playerOfSeat(seat) {
+    const names = this.game.players;
+    const n = names.length;
+    return names[(((names.indexOf(seat) - this.gameIndex) % n) + n) % n];
+  }
+
+  levelLabel(id) {
+    const lv = this.levels.levels.find((l) => l.id === id);
+    return lv ? lv.label : id;
+  }
+
+  /** The level after ``id`` in the ladder (the AI icon cycles through them). */
+  nextLevel(id) {
+    const ids = this.levels.levels.map((l) => l.id);
+    return ids[(ids.indexOf(id) + 1) % ids.length];
+  }
+
+  /** Seconds since the view was fetched (clocks count down between polls). */
+  elapsed() {
+    return (performance.now() - this.fetchedAt) / 1000;
+  }
+
+  /** Seconds left on the per-turn timer now, or null without one. */
+  remainingSeconds() {
+    const t = this.view.timer;
+    if (!t || !t.turn_seconds || t.remaining === null || t.remaining === undefined) return null;
+    return Math.max(0, t.remaining - this.elapsed());
+  }
+}

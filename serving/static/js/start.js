@@ -1,0 +1,167 @@
+// The start screen: a game from the catalogue, its options (rendered from the catalogue's
+// options and defaults), a person or an AI level for each seat, then a new session.
+
+import { api, getJSON } from './api.js';
+import { h } from './dom.js';
+import { clearError, showError } from './errors.js';
+
+/** An input for one catalogue option: a list of choices, a number, a switch or text. */
+function optionInput(opt) {
+  const id = `opt-${opt.name}`;
+  let input;
+  if (opt.choices && opt.choices.length) {
+    input = h('select', { id, name: opt.name },
+      opt.choices.map((c) => h('option', { value: String(c), selected: c === opt.default }, c)));
+  } else if (opt.type === 'bool') {
+    input = h('input', { id, name: opt.name, type: 'checkbox', checked: Boolean(opt.default) });
+  } else if (opt.type === 'int' || opt.type === 'float') {
+    input = h('input', {
+      id, name: opt.name, type: 'number', value: opt.default,
+      step: opt.type === 'int' ? '1' : 'any',
+    });
+  } else {
+    input = h('input', { id, name: opt.name, type: 'text', value: opt.default ?? '' });
+  }
+  return h('label', { class: 'field', title: opt.help || '' },
+    h('span', { class: 'field-name' }, opt.name), input,
+    opt.help ? h('small', { class: 'help' }, opt.help) : null);
+}
+
+/** The option's value typed as the catalogue says (the API refuses "9" for an int). */
+function optionValue(opt, form) {
+  const el = form.querySelector(`[name="${opt.name}"]`);
+  if (opt.type === 'bool') return el.checked;
+  const raw = el.value;
+  if (opt.type === 'int') return Number.parseInt(raw, 10);
+  if (opt.type === 'float') return Number.parseFloat(raw);
+  const choice = (opt.choices || []).find((c) => String(c) === raw);
+  return choice !== undefined ? choice : raw;
+}
+
+function seatInput(seat, levels) {
+  const options = [h('option', { value: 'human' }, 'Human')];
+  for (const lv of levels.levels) {
+    const elo = lv.elo !== null && lv.elo !== undefined ? ` (Elo ${Math.round(lv.elo)})` : '';
+    options.push(h('option', { value: `ai:${lv.id}` }, `AI: ${lv.label}${elo}`));
+  }
+  return h('label', { class: 'field' },
+    h('span', { class: 'field-name' }, seat),
+    h('select', { name: `seat-${seat}`, dataset: { seat }, disabled: levels.levels.length === 0 },
+      options),
+    levels.levels.length === 0 ? h('small', { class: 'help' }, 'no AI levels for this game') : null);
+}
+
+function sessionInputs(game) {
+  const f = game.sessions;
+  const out = [];
+  if (f.timer) {
+    out.push(h('label', { class: 'field' },
+      h('span', { class: 'field-name' }, 'seconds per turn'),
+      h('input', { name: 'turn_seconds', type: 'number', min: '1', step: '1',
+        value: f.turn_seconds_default }),
+      h('small', { class: 'help' }, 'empty: no timer')));
+  }
+  if (f.clock_default) {
+    // main time + byo-yomi (Stereo Go): the rules' clock, on by default
+    const c = f.clock_default;
+    const num = (name, label, value, step) => h('label', { class: 'field' },
+      h('span', { class: 'field-name' }, label),
+      h('input', { name, type: 'number', min: '0', step, value }));
+    out.push(h('label', { class: 'field' },
+      h('span', { class: 'field-name' }, 'clock'),
+      h('input', { name: 'clock_on', type: 'checkbox', checked: true }),
+      h('small', { class: 'help' }, 'main time, then byo-yomi periods; unchecked: no clock')),
+    num('main_time', 'main time (s)', c.main_time, '1'),
+    num('periods', 'byo-yomi periods', c.periods, '1'),
+    num('period_seconds', 'period (s)', c.period_seconds, '1'));
+  }
+  if (f.match_lengths.length > 1) {
+    const most = Math.max(...f.match_lengths);
+    out.push(h('label', { class: 'field' },
+      h('span', { class: 'field-name' }, 'games in the match'),
+      h('select', { name: 'match_games' },
+        f.match_lengths.map((n) => h('option', { value: String(n), selected: n === most }, n)))));
+  }
+  out.push(h('label', { class: 'field' },
+    h('span', { class: 'field-name' }, 'confirm each turn'),
+    h('input', { name: 'confirm_turns', type: 'checkbox', checked: f.confirm_turns })));
+  return out;
+}
+
+/** The body of POST /v1/sessions from the form. */
+function sessionBody(game, form) {
+  const config = {};
+  for (const opt of game.options) config[opt.name] = optionValue(opt, form);
+  const seats = {};
+  for (const seat of game.players) {
+    const v = form.querySelector(`[name="seat-${seat}"]`).value;
+    seats[seat] = v === 'human' ? { type: 'human' } : { type: 'ai', level: v.slice(3) };
+  }
+  const body = { game: game.id, config, seats };
+  const timer = form.querySelector('[name="turn_seconds"]');
+  if (timer) body.turn_seconds = timer.value === '' ? null : Number(timer.value);
+  const clockOn = form.querySelector('[name="clock_on"]');
+  if (clockOn) {
+    const value = (name) => Number(form.querySelector(`[name="${name}"]`).value);
+    body.clock = clockOn.checked ? {
+      main_time: value('main_time'), periods: value('periods'),
+      period_seconds: value('period_seconds'),
+    } : null;
+  }
+  const match = form.querySelector('[name="match_games"]');
+  if (match) body.match_games = Number(match.value);
+  body.confirm_turns = form.querySelector('[name="confirm_turns"]').checked;
+  return body;
+}
+
+/** Render the start screen into ``root``; ``onCreated(created)`` gets the API's answer. */
+export async function renderStart(root, onCreated) {
+  const games = await getJSON('/v1/games');
+  const details = h('div', { class: 'game-details' });
+  const form = h('form', { id: 'start-form', class: 'card' });
+  const picker = h('div', { class: 'game-picker', role: 'radiogroup' });
+  let current = null;
+
+  async function choose(game) {
+    current = game;
+    for (const b of picker.children) b.classList.toggle('chosen', b.dataset.game === game.id);
+    const levels = await getJSON(`/v1/games/${game.id}/levels`);
+    if (current !== game) return; // another game was chosen meanwhile
+    details.replaceChildren(
+      game.options.length
+        ? h('fieldset', {}, h('legend', {}, 'Options'), game.options.map(optionInput))
+        : null,
+      h('fieldset', { class: 'seats' }, h('legend', {}, 'Players'),
+        game.players.map((seat) => seatInput(seat, levels))),
+      h('fieldset', {}, h('legend', {}, 'Session'), sessionInputs(game)),
+    );
+  }
+
+  for (const game of games) {
+    picker.append(h('button', {
+      type: 'button', class: 'game-choice', dataset: { game: game.id },
+      role: 'radio', onclick: () => choose(game).catch(showError),
+    }, h('strong', {}, game.name), h('small', {}, game.id)));
+  }
+
+  form.append(
+    h('h1', {}, 'New game'),
+    picker,
+    details,
+    h('div', { class: 'actions' },
+      h('button', { type: 'submit', id: 'create', class: 'primary' }, 'Start')),
+  );
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    if (!current) return;
+    clearError();
+    try {
+      const created = await api('POST', '/v1/sessions', sessionBody(current, form));
+      onCreated(created);
+    } catch (err) {
+      showError(err);
+    }
+  });
+  root.replaceChildren(form);
+  await choose(games[0]);
+}

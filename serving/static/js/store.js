@@ -1,0 +1,49 @@
+// Where the current session lives between page loads: localStorage and the URL hash
+// (#session=ID&token=OWNER). The hash wins, so a copied link opens that game; the token is in
+// the hash, never in a query string, so it is not sent to the server with page requests.
+
+const KEY = 'qizero.session';
+
+function fromHash() {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const id = params.get('session');
+  const token = params.get('token');
+  return id && token ? { id, token } : null;
+}
+
+/** The saved session {id, token}, or null. */
+export function readSaved() {
+  const hashed = fromHash();
+  if (hashed) return hashed;
+  try {
+    const saved = JSON.parse(localStorage.getItem(KEY) || 'null');
+    if (saved && typeof saved.id === 'string' && typeof saved.token === 'string') return saved;
+  } catch {
+    /* unreadable storage: start afresh */
+  }
+  return null;
+}
+
+export function save(id, token) {
+  localStorage.setItem(KEY, JSON.stringify({ id, token }));
+  const hash = `#session=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`;
+  if (location.hash !== hash) history.replaceState(null, '', hash);
+}
+
+export function forget() {
+  localStorage.removeItem(KEY);
+  history.replaceState(null, '', location.pathname);
+}
+
+// The TriGolden opening angle only turns the picture (rules/trigolden.md, "Turns"): the API
+// stores no angle, so the screen that set it keeps it, per session and game of the match.
+const angleKey = (id, game) => `qizero.angle.${id}.${game}`;
+
+export function readAngle(id, game) {
+  const v = Number(localStorage.getItem(angleKey(id, game)));
+  return Number.isFinite(v) ? v : 0;
+}
+
+export function saveAngle(id, game, degrees) {
+  localStorage.setItem(angleKey(id, game), String(degrees));
+}

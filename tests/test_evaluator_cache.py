@@ -1,0 +1,94 @@
+"""The evaluation cache: exact answers, counted hits, a byte budget, safe under threads."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from training.evaluator import CachedInfer
+
+
+class _Net:
+    """A deterministic stand-in for a network: prior from the observation, value its mean."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.rows += len(obs)
+        logits = np.where(masks, obs.reshape(len(obs), -1)[:, : masks.shape[1]], -np.inf)
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return (p / p.sum(axis=1, keepdims=True)).astype(np.float32), obs.mean(axis=(1, 2))
+
+
+def _batch(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    obs = rng.integers(0, 3, size=(n, 2, 4)).astype(np.float32)
+    masks = rng.random((n, 6)) < 0.7
+    masks[:, 0] = True
+    return obs, masks
+
+
+def test_hits_return_exactly_what_the_network_returned() -> None:
+    net = _Net()
+    cached = CachedInfer(net, max_bytes=1 << 20)
+    obs, masks = _batch(np.random.default_rng(0), 50)
+    p1, v1 = cached(obs, masks)
+    direct_p, direct_v = _Net()(obs, masks)
+    np.testing.assert_array_equal(p1, direct_p)
+    np.testing.assert_array_equal(v1, direct_v)
+    rows = net.rows
+    p2, v2 = cached(obs[::-1], masks[::-1])  # same rows, another order: all hits
+    np.testing.assert_array_equal(p2, direct_p[::-1])
+    np.testing.assert_array_equal(v2, direct_v[::-1])
+    assert net.rows == rows and cached.hits >= 50
+
+
+def test_same_observation_with_another_mask_is_another_row() -> None:
+    net = _Net()
+    cached = CachedInfer(net)
+    obs, masks = _batch(np.random.default_rng(1), 1)
+    other = masks.copy()
+    other[0, 1] = not other[0, 1]
+    p1, _ = cached(obs, masks)
+    p2, _ = cached(obs, other)
+    assert net.rows == 2 and not np.array_equal(p1, p2)
+
+
+def test_byte_budget_evicts_least_recently_used() -> None:
+    net = _Net()
+    cached = CachedInfer(net, max_bytes=20 * (8 * 4 + 6 + 6 * 4 + 64))  # about 20 rows
+    obs, masks = _batch(np.random.default_rng(2), 200)
+    for i in range(200):
+        cached(obs[i : i + 1], masks[i : i + 1])
+    assert cached._bytes <= cached.max_bytes and 0 < len(cached._rows) <= 20
+    before = net.rows
+    cached(obs[199:200], masks[199:200])  # the newest is still there
+    assert net.rows == before
+    cached(obs[0:1], masks[0:1])  # the oldest was evicted
+    assert net.rows == before + 1
+
+
+def test_threads_share_one_cache() -> None:
+    net = _Net()
+    cached = CachedInfer(net)
+    obs, masks = _batch(np.random.default_rng(3), 64)
+    expected = _Net()(obs, masks)
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                p, v = cached(obs, masks)
+                np.testing.assert_array_equal(p, expected[0])
+                np.testing.assert_array_equal(v, expected[1])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert cached.hits + cached.misses == 4 * 20 * 64
