@@ -3,9 +3,11 @@
 Starts ``qizero serve`` in a subprocess on a free 127.0.0.1 port and drives it from this
 process with concurrent clients (threads, one HTTP connection each). For every game and for its
 lowest and top level it measures suggest latency p50/p99 and requests/second with 1, 8 and 32
-concurrent clients. A second server with batching off runs beside it (idle until asked);
-the top (network) levels are then measured on both, alternating on/off cells so that both see
-the same machine load, and the throughput ratio batching on / off is printed (same run).
+concurrent clients, on the service as deployed (batching and the evaluation cache on). Two
+more servers run beside it (idle until asked), both without the evaluation cache, one with
+batching and one without; the top (network) levels are then measured on both, alternating
+on/off cells so that both see the same machine load, and the throughput ratio batching on /
+off is printed (same run).
 
 Levels: the shipped ``checkpoints/<game>/levels.json`` where it exists. A game without one gets
 a *stand-in* ladder written to a temporary folder (marked in the output): an untrained network
@@ -49,7 +51,9 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, checkpoints: Path, database: Path, batching: bool, workers: int) -> None:
+    def __init__(
+        self, checkpoints: Path, database: Path, batching: bool, workers: int, cache: bool = True
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "qizero_cli", "serve", "--port", str(self.port),
@@ -57,7 +61,10 @@ class Server:
                "--workers", str(workers), "--log-level", "warning"]
         if not batching:
             cmd.append("--no-batching")
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=dict(os.environ))
+        env = dict(os.environ)
+        if not cache:
+            env["QIZERO_EVAL_CACHE_MB"] = "0"
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
         deadline = time.monotonic() + 120
         with httpx.Client(base_url=self.url) as c:
             while True:
@@ -203,10 +210,14 @@ def main() -> None:
     print(f"{'game':<10} {'level':<22} {'clients':>7} {'n':>5} {'p50 ms':>8} {'p99 ms':>8} "
           f"{'req/s':>7}")
     top_levels: dict[str, str] = {}
-    # Both servers run for the whole bench (an idle one costs nothing), so the batching
-    # comparison can alternate on/off cells and share whatever else the machine is doing.
-    server = Server(root, tmp / "on.sqlite3", batching=True, workers=args.workers)
-    plain = Server(root, tmp / "off.sqlite3", batching=False, workers=args.workers)
+    # The latency table uses the service as deployed (batching and the evaluation cache on).
+    # The batching comparison needs every evaluation to reach the network, so its two servers
+    # run without the cache (with it, a pool of 64 positions is soon answered from memory).
+    # All servers run for the whole bench (an idle one costs nothing), so the comparison can
+    # alternate on/off cells and share whatever else the machine is doing.
+    server = Server(root, tmp / "default.sqlite3", batching=True, workers=args.workers)
+    batched = Server(root, tmp / "on.sqlite3", batching=True, workers=args.workers, cache=False)
+    plain = Server(root, tmp / "off.sqlite3", batching=False, workers=args.workers, cache=False)
     try:
         for g in games:
             levels = httpx.get(f"{server.url}/v1/games/{g}/levels").json()["levels"]
@@ -220,18 +231,20 @@ def main() -> None:
                     print(f"{g:<10} {lv + mark:<22} {n:>7} {r['n']:>5} {1000 * r['p50']:>8.1f} "
                           f"{1000 * r['p99']:>8.1f} {r['rps']:>7.1f}"
                           + (f"  errors={r['errors']}" if r["errors"] else ""), flush=True)
-        print("\nbatching on vs off, top network levels (cells alternate on/off, 2 rounds each):")
+        print("\nbatching on vs off, top network levels, evaluation cache off "
+              "(cells alternate on/off, 2 rounds each):")
         print(f"{'game':<10} {'level':<22} {'clients':>7} {'on req/s':>9} {'off req/s':>9} "
               f"{'on/off':>7}")
         for g in games:
             if not top_levels[g]:
                 continue
+            warm_up(batched.url, g, top_levels[g], pools[g])
             warm_up(plain.url, g, top_levels[g], pools[g])
             for n in (8, 32):
                 done = {"on": 0.0, "off": 0.0}
                 passes = {"on": [0, 0], "off": [0, 0]}  # forward passes, rows
                 for _ in range(2):
-                    for name, srv in (("on", server), ("off", plain)):
+                    for name, srv in (("on", batched), ("off", plain)):
                         before = model_stats(srv.url)
                         r = drive(srv.url, g, top_levels[g], n, pools[g], args.requests,
                                   args.seconds)
@@ -245,8 +258,8 @@ def main() -> None:
                       f"{done['off'] / 2:>9.1f} {ratio:>7.2f}   rows/forward pass with "
                       f"batching: {rows:.2f}", flush=True)
     finally:
-        server.stop()
-        plain.stop()
+        for srv in (server, batched, plain):
+            srv.stop()
     if standins:
         print(f"\n* stand-in level (untrained default-size network): {', '.join(sorted(standins))}")
     shutil.rmtree(tmp, ignore_errors=True)
