@@ -23,7 +23,7 @@ import numpy as np
 from envs import Game, make_game
 from training.config import NetworkConfig, SearchConfig, SelfPlayConfig
 from training.evaluator import Evaluator, NetworkEvaluator
-from training.search import search
+from training.search import SearchResult, search
 
 
 @dataclass
@@ -175,7 +175,7 @@ def _playout_cap(
 def _advance(
     game: Game,
     slot: _Slot,
-    res: Any,
+    res: SearchResult,
     opening: bool,
     record: bool,
     sp: SelfPlayConfig,
