@@ -279,13 +279,19 @@ def test_trigolden_opening_previews_cancel_and_confirm(page, server):
     assert page.locator(".tg-world .tg-piece.pending").count() == 0
 
 
-def test_trigolden_marker_hands_the_side_to_the_ai(page, server):
+def _trigolden_after_opening(server: str, piece: str) -> tuple[str, str]:
+    """A one-game TriGolden session where p1 has opened with ``piece`` and confirmed."""
     sid, token = _api_session(server, "trigolden", match_games=1)
     v = _view(server, sid)
     v = httpx.post(f"{server}/v1/sessions/{sid}/moves", headers=auth(token),
-                   json={"move": "T", "version": v["version"]}).json()
+                   json={"move": piece, "version": v["version"]}).json()
     httpx.post(f"{server}/v1/sessions/{sid}/confirm", headers=auth(token),
                json={"version": v["version"]}).raise_for_status()
+    return sid, token
+
+
+def test_trigolden_marker_hands_the_side_to_the_ai(page, server):
+    sid, token = _trigolden_after_opening(server, "T")
     _open(page, server, sid, token)
 
     # p1 waits: its check slot is the green AI icon; p2 is on turn: its marker is lit
@@ -305,12 +311,7 @@ def test_trigolden_marker_hands_the_side_to_the_ai(page, server):
 
 
 def test_trigolden_toolbar_arbitration_and_narrow_layout(page, server):
-    sid, token = _api_session(server, "trigolden", match_games=1)
-    v = _view(server, sid)
-    v = httpx.post(f"{server}/v1/sessions/{sid}/moves", headers=auth(token),
-                   json={"move": "G", "version": v["version"]}).json()
-    httpx.post(f"{server}/v1/sessions/{sid}/confirm", headers=auth(token),
-               json={"version": v["version"]}).raise_for_status()
+    sid, token = _trigolden_after_opening(server, "G")
     _open(page, server, sid, token)
 
     def boxes() -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
