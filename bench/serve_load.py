@@ -68,8 +68,9 @@ class Server:
         deadline = time.monotonic() + 120
         with httpx.Client(base_url=self.url) as c:
             while True:
-                try:
-                    if c.get("/v1/health").status_code == 200:
+                try:  # up, and every search process has loaded its networks
+                    r = c.get("/v1/health")
+                    if r.status_code == 200 and r.json()["ai"]["warm"]:
                         return
                 except httpx.TransportError:
                     pass

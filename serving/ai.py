@@ -2,9 +2,11 @@
 sharing (and batching) each network among concurrent searches.
 
 Why threads: one process keeps one copy of each network, so concurrent searches of the same
-model can share forward passes (:mod:`serving.batching`); torch releases the GIL while it
-computes. Searches never run on the event loop: suggestions await the worker pool, AI seats are
-driven from it.
+model can share forward passes (:mod:`serving.batching`); the traced networks release the GIL
+while they compute. Searches never run on the event loop: suggestions await the worker pool, AI
+seats are driven from it. With ``processes > 0`` the searches themselves run in worker
+processes (:mod:`serving.search_processes`), each an AIEngine like this one, so the Python of
+the search uses every core; the threads here then only wait for them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from envs.core import Game, QizeroError
 from serving.batching import BatchedEvaluator, Batcher
 from serving.errors import BadInput, Unavailable
 from serving.levels import Level, LevelRegistry
+from serving.search_processes import SearchProcesses
 
 
 @dataclass
@@ -45,7 +48,7 @@ class _Model:
         from training.evaluator import CachedInfer, NetworkEvaluator
 
         self.loaded = load_model(path)
-        self.network = NetworkEvaluator(self.loaded.model)
+        self.network = NetworkEvaluator(self.loaded.model, traced=True)
         self.batcher = Batcher(self.network.infer, max_batch) if batching else None
         # Without batching concurrent callers must still not run one module at once.
         self._lock = threading.Lock()
@@ -74,6 +77,8 @@ class AIEngine:
         max_batch: int = 256,
         torch_threads: int = 1,
         cache_bytes: int = 64 << 20,
+        processes: int = 0,
+        warm_up: bool = False,
     ) -> None:
         self.levels = levels
         self.batching = batching
@@ -85,9 +90,26 @@ class AIEngine:
         self._torch_threads = torch_threads
         self._seed_lock = threading.Lock()
         self._seed = int(time.time_ns() & 0xFFFFFFFF)
+        # False while warm_up() loads every level's network in the background.
+        self.warm = not warm_up
+        if warm_up:
+            threading.Thread(target=self.warm_up, name="qizero-warm-up", daemon=True).start()
+        self.processes: SearchProcesses | None = None
+        if processes > 0:
+            engine_args = {
+                "levels_root": levels.root,
+                "baseline": levels.baseline,
+                "batching": batching,
+                "max_batch": max_batch,
+                "torch_threads": torch_threads,
+                "cache_bytes": cache_bytes,
+            }
+            self.processes = SearchProcesses(processes, workers, engine_args)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.processes is not None:
+            self.processes.close()
 
     # ------------------------------------------------------------------ players
     def model(self, path: Path) -> _Model:
@@ -104,14 +126,15 @@ class AIEngine:
                 self._models[path] = m
             return m
 
-    def player(self, game: Game, level: Level) -> Any:
-        """A fresh Player for one search (cheap: networks are shared, rngs are not)."""
+    def player(self, game: Game, level: Level, seed: int) -> Any:
+        """A fresh Player for one search (cheap: networks are shared, rngs are not); ``seed``
+        seeds a baseline player's own randomness (rollouts), as the search's rng does."""
         from training.config import SearchConfig
         from training.players import SearchPlayer, make_player
 
         if level.player is not None:
             try:
-                return make_player(game, level.player, seed=self._next_seed())
+                return make_player(game, level.player, seed=seed)
             except QizeroError as exc:
                 raise BadInput(f"level {level.id!r} cannot play {game.spec.id}: {exc}") from None
         assert level.checkpoint is not None  # parse_levels guarantees one of the two
@@ -128,6 +151,28 @@ class AIEngine:
         cfg = SearchConfig.model_validate(level.search)
         return SearchPlayer(f"level-{level.id}", BatchedEvaluator(model.infer), cfg)
 
+    def warm_up(self) -> None:
+        """Load (and trace) every level's network before the first search needs it, so no
+        client waits seconds for a cold model; a level that cannot load is left to fail, with
+        its message, when asked for."""
+        import envs
+
+        for game_id in envs.game_ids():
+            try:
+                levels = self.levels.table(game_id).levels
+            except Unavailable:
+                continue
+            for level in levels:
+                if level.checkpoint is None:
+                    continue
+                try:
+                    model = self.model(level.checkpoint)
+                    game = model.loaded.game
+                    model.network.evaluate(game, [game.initial_state()])
+                except Unavailable:
+                    continue
+        self.warm = True
+
     def _next_seed(self) -> int:
         with self._seed_lock:
             self._seed += 1
@@ -139,8 +184,11 @@ class AIEngine:
         if game.is_terminal(state):
             raise BadInput("the game is over: there is no move to suggest")
         level = self.levels.table(game.spec.id).get(level_id)
-        player = self.player(game, level)
-        rng = np.random.default_rng(seed if seed is not None else self._next_seed())
+        seed = seed if seed is not None else self._next_seed()
+        if self.processes is not None:
+            return self.processes.analyse(game, state, level.id, seed)
+        player = self.player(game, level, seed)
+        rng = np.random.default_rng(seed)
         t0 = time.perf_counter()
         analysis = player.analyse(game, state, rng)
         seconds = time.perf_counter() - t0
@@ -158,10 +206,24 @@ class AIEngine:
         return await loop.run_in_executor(self.pool, self.analyse, game, state, level_id, seed)
 
     def stats(self) -> dict[str, Any]:
+        """Batching and, per loaded network, forward passes, rows and cache hits (summed over
+        the search processes)."""
+        if self.processes is not None:
+            models: dict[str, dict[str, int]] = {}
+            workers = self.processes.stats()
+            for worker in workers:
+                for path, counts in worker["models"].items():
+                    total = models.setdefault(path, dict.fromkeys(counts, 0))
+                    for key, n in counts.items():
+                        total[key] += n
+            return {"batching": self.batching, "processes": len(workers),
+                    "warm": all(w["warm"] for w in workers), "models": models}
         with self._models_lock:
-            models = dict(self._models)
+            loaded = dict(self._models)
         return {
             "batching": self.batching,
+            "processes": 0,
+            "warm": self.warm,
             "models": {
                 str(p): {
                     "forward_passes": m.batcher.calls if m.batcher else m.network.calls,
@@ -169,6 +231,6 @@ class AIEngine:
                     "cache_hits": m.cache.hits if m.cache else 0,
                     "cache_misses": m.cache.misses if m.cache else 0,
                 }
-                for p, m in models.items()
+                for p, m in loaded.items()
             },
         }

@@ -137,6 +137,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             max_batch=settings.max_batch,
             torch_threads=settings.torch_threads,
             cache_bytes=settings.eval_cache_mb << 20,
+            processes=settings.resolved_search_processes,
         )
         manager = SessionManager(store, ai, settings, clock)
         app.state.ai, app.state.sessions = ai, manager

@@ -25,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-batching", action="store_true",
                         help="evaluate each search alone (to measure what batching gains)")
     parser.add_argument("--workers", type=int, default=None, help="AI worker threads")
+    parser.add_argument("--search-processes", type=int, default=None,
+                        help="processes for searches (default: one per CPU core; 0: in the "
+                             "server process)")
     parser.add_argument("--log-level", default="info", help="uvicorn log level")
 
 
@@ -47,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
         overrides["batching"] = False
     if args.workers is not None:
         overrides["ai_workers"] = args.workers
+    if args.search_processes is not None:
+        overrides["search_processes"] = args.search_processes
     settings = Settings(**overrides)
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
     return 0

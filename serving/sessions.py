@@ -498,7 +498,7 @@ class SessionManager:
             level = table.get(seat.get("level"))
         except NotFound as exc:
             raise BadInput(exc.message) from None
-        self.ai.player(game, level)  # refuses a level that cannot play this configuration
+        self.ai.player(game, level, seed=0)  # refuses a level that cannot play this configuration
         return {"type": "ai", "level": level.id}
 
     def get(self, sid: str) -> Ctx:

@@ -7,6 +7,7 @@ nothing reads the environment at import time.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import Field
@@ -35,6 +36,9 @@ class Settings(BaseSettings):
     # AI: worker threads for searches (suggestions and AI seats together), and batching of
     # network evaluations across concurrent searches of the same model.
     ai_workers: int = Field(16, ge=1, le=256)
+    # Processes the searches run in (each with ai_workers threads and its own networks): None
+    # is one per CPU core, 0 searches in the server process itself.
+    search_processes: int | None = Field(None, ge=0, le=256)
     batching: bool = True
     max_batch: int = Field(256, ge=1)
     torch_threads: int = Field(1, ge=1, le=64)
@@ -50,6 +54,12 @@ class Settings(BaseSettings):
 
     # Timers: how often the server looks for expired turns (seconds).
     timer_poll_seconds: float = Field(1.0, gt=0)
+
+    @property
+    def resolved_search_processes(self) -> int:
+        if self.search_processes is not None:
+            return self.search_processes
+        return os.cpu_count() or 1
 
     @property
     def resolved_database_url(self) -> str:

@@ -36,6 +36,7 @@ def settings_for(tmp_path: Path, **overrides: Any) -> Settings:
         "checkpoints_root": tmp_path / "checkpoints",
         "timer_poll_seconds": 0.05,
         "ai_workers": 4,
+        "search_processes": 0,
     }
     values.update(overrides)
     return Settings(**values)

@@ -14,7 +14,9 @@ batch requests from many concurrent callers.
 
 from __future__ import annotations
 
+import logging
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -22,6 +24,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from envs.core import Game
+
+log = logging.getLogger(__name__)
 
 
 class Evaluator(Protocol):
@@ -139,10 +143,16 @@ class NetworkEvaluator:
     behind a :class:`CachedInfer` of ``cache_bytes``.
 
     Inference runs under ``torch.inference_mode`` on CPU by default; illegal actions get zero
-    prior whatever the network says.
+    prior whatever the network says. ``traced=True`` (fixed weights only: levels, arenas, the
+    service) runs a frozen TorchScript copy of the network (:func:`trace_for_inference`), traced
+    on the first call: a search evaluates a handful of positions a call, where eager PyTorch
+    spends most of its time in Python, module by module, holding the GIL, so concurrent
+    searches in one process could not use a second core.
     """
 
-    def __init__(self, model: Any, device: str = "cpu", cache_bytes: int = 0) -> None:
+    def __init__(
+        self, model: Any, device: str = "cpu", cache_bytes: int = 0, traced: bool = False
+    ) -> None:
         import torch
 
         self.torch = torch
@@ -150,6 +160,8 @@ class NetworkEvaluator:
         self.device = device
         self.calls = 0  # network forward passes (for speed figures)
         self.positions = 0  # positions evaluated
+        self._module: Callable[..., Any] | None = None if traced else self.model
+        self._trace_lock = threading.Lock()
         # Fixed weights only (levels, arenas): self-play builds a new evaluator per task.
         self.cache = CachedInfer(self.forward, cache_bytes) if cache_bytes > 0 else None
 
@@ -158,6 +170,13 @@ class NetworkEvaluator:
         if self.cache is not None:
             return self.cache(observations, masks)
         return self.forward(observations, masks)
+
+    def _network(self, example: Any) -> Callable[..., Any]:
+        if self._module is None:
+            with self._trace_lock:
+                if self._module is None:
+                    self._module = trace_for_inference(self.model, example)
+        return self._module
 
     def forward(
         self, observations: np.ndarray, masks: np.ndarray
@@ -170,8 +189,9 @@ class NetworkEvaluator:
         self.positions += len(observations)
         with torch.inference_mode():
             obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32))
+            obs = obs.to(self.device)
             mask = torch.from_numpy(np.ascontiguousarray(masks, dtype=bool))
-            logits, value = self.model(obs.to(self.device))
+            logits, value = self._network(obs)(obs)
             logits = logits.cpu().masked_fill(~mask, float("-inf"))
             priors = torch.softmax(logits, dim=1)
             priors = torch.nan_to_num(priors, nan=0.0)  # rows with no legal action
@@ -185,3 +205,33 @@ class NetworkEvaluator:
             else np.zeros(shape, dtype=np.float32)
         )
         return self.infer(obs, _masks(game, states))
+
+
+def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Callable[..., Any]:
+    """A frozen TorchScript copy of ``model`` (in eval mode) for inference, or ``model`` itself.
+
+    Why: a frozen graph runs in C++, without Python's cost for every module call, and releases
+    the GIL while it runs (Fang Qi's residual net, one position a call: 0.73 ms eager, 0.45 ms
+    frozen; 0.23 ms a call from two threads, where eager gets slower). The trace is checked
+    against the eager model on a batch of another size with other inputs; a network whose trace
+    does not carry over (control flow that depends on the data) keeps running eagerly.
+    """
+    import torch
+
+    with torch.inference_mode():
+        check = torch.cat([example, example[:1] * 0.5], dim=0)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                frozen = torch.jit.freeze(torch.jit.trace(model, example).eval())
+            got, want = frozen(check), model(check)
+        except (RuntimeError, TypeError, ValueError) as exc:
+            log.warning("network kept eager: tracing failed (%s)", exc)
+            return model
+        if any(
+            g.shape != w.shape or float((g - w).abs().max()) > tolerance
+            for g, w in zip(got, want, strict=True)
+        ):
+            log.warning("network kept eager: its trace does not match on another batch")
+            return model
+    return frozen

@@ -150,7 +150,7 @@ def build_levels(
             files[it] = name
         search_cfg = level_search(spec)
         model = load_model(out_dir / files[it]).model
-        evaluator = NetworkEvaluator(model, cache_bytes=PLAYER_CACHE_BYTES)
+        evaluator = NetworkEvaluator(model, cache_bytes=PLAYER_CACHE_BYTES, traced=True)
         players.append(SearchPlayer(spec.label, evaluator, search_cfg))
         names.append(spec.label)
         levels.append(

@@ -140,7 +140,7 @@ def network_player(
     from training.evaluator import NetworkEvaluator
 
     loaded = load_model(path)
-    evaluator = NetworkEvaluator(loaded.model, cache_bytes=cache_bytes)
+    evaluator = NetworkEvaluator(loaded.model, cache_bytes=cache_bytes, traced=True)
     return SearchPlayer(name or Path(path).stem, evaluator, cfg)
 
 
