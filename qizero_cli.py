@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("training.commands.train", "train an agent by self-play from a YAML config"),
     "arena": ("training.commands.arena", "round robin between players, with Elo ratings"),
     "levels": ("training.commands.levels", "build and calibrate the strength ladder of a game"),
+    "curve": ("training.commands.curve", "Elo of a run's checkpoints against training time"),
     "check": ("training.commands.check", "check a Jiugong level against the exact solver"),
     "gtp": ("training.commands.gtp", "serve a player over GTP (Go Text Protocol) on stdin/stdout"),
 }

@@ -12,10 +12,12 @@ from envs.core import (
     IllegalMove,
     InvalidState,
     QizeroError,
+    changed_options,
     config_options,
     game_class,
     game_ids,
     make_game,
+    options_key,
     register_game,
 )
 
@@ -35,9 +37,11 @@ __all__ = [
     "IllegalMove",
     "InvalidState",
     "QizeroError",
+    "changed_options",
     "config_options",
     "game_class",
     "game_ids",
     "make_game",
+    "options_key",
     "register_game",
 ]

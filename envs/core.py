@@ -363,6 +363,23 @@ def config_options(game_id: str) -> list[dict[str, Any]]:
     return out
 
 
+def changed_options(game: Game) -> dict[str, Any]:
+    """The options of ``game`` that differ from their defaults."""
+    default = type(game.config)()
+    return {
+        f.name: getattr(game.config, f.name)
+        for f in dataclasses.fields(game.config)
+        if getattr(game.config, f.name) != getattr(default, f.name)
+    }
+
+
+def options_key(game: Game) -> str:
+    """A short, stable name for a game's configuration, ``""`` for the defaults, else the changed
+    options as ``name-value`` joined by ``+`` (``scoring-trigolden``): the folder, under
+    ``checkpoints/<game>/``, of the levels trained for exactly this configuration."""
+    return "+".join(f"{k}-{v}" for k, v in sorted(changed_options(game).items()))
+
+
 def make_game(game_id: str, **options: Any) -> Game:
     """Build a game by registry id with validated config options.
 

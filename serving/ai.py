@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import Game, QizeroError
+from envs.core import Game, QizeroError, options_key
 from serving.batching import BatchedEvaluator, Batcher
 from serving.errors import BadInput, Unavailable
-from serving.levels import Level, LevelRegistry
+from serving.levels import Level, LevelRegistry, LevelTable
 from serving.search_processes import SearchProcesses
 
 
@@ -126,6 +126,10 @@ class AIEngine:
                 self._models[path] = m
             return m
 
+    def table(self, game: Game) -> LevelTable:
+        """The levels trained for exactly this game's options."""
+        return self.levels.table(game.spec.id, options_key(game))
+
     def player(self, game: Game, level: Level, seed: int) -> Any:
         """A fresh Player for one search (cheap: networks are shared, rngs are not); ``seed``
         seeds a baseline player's own randomness (rollouts), as the search's rng does."""
@@ -157,9 +161,10 @@ class AIEngine:
         its message, when asked for."""
         import envs
 
-        for game_id in envs.game_ids():
+        tables = [(g, key) for g in envs.game_ids() for key in ["", *self.levels.variants(g)]]
+        for game_id, key in tables:
             try:
-                levels = self.levels.table(game_id).levels
+                levels = self.levels.table(game_id, key).levels
             except Unavailable:
                 continue
             for level in levels:
@@ -183,7 +188,7 @@ class AIEngine:
         """Search ``state`` with a level (blocking; call it from a worker thread)."""
         if game.is_terminal(state):
             raise BadInput("the game is over: there is no move to suggest")
-        level = self.levels.table(game.spec.id).get(level_id)
+        level = self.table(game).get(level_id)
         seed = seed if seed is not None else self._next_seed()
         if self.processes is not None:
             return self.processes.analyse(game, state, level.id, seed)

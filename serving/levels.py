@@ -1,4 +1,7 @@
-"""AI levels per game, read from ``<checkpoints_root>/<game>/levels.json``.
+"""AI levels per game and configuration, read from ``<checkpoints_root>/<game>/levels.json``
+(levels trained with the game's default options) and ``<game>/<key>/levels.json`` (trained with
+other options; ``key`` is :func:`envs.options_key`, e.g. ``trigolden/scoring-trigolden``). A
+game played with some options is offered the levels trained for exactly those options.
 
 The file is re-read when it changes (its modification time), so a game's levels appear as soon
 as training writes them, without a restart. Each level in the file has an ``id``, a ``label``,
@@ -8,8 +11,9 @@ and either a ``checkpoint`` (a network file beside levels.json) with ``search`` 
 (``[low, high]``) or ``elo_low``/``elo_high``; ``games`` counts the calibration games. The
 default level is the file's ``default`` or else the middle of the ladder.
 
-Without a file, and when ``Settings.baseline_levels`` is on, two baseline levels are offered
-(uniform random, the Elo anchor, and pure MCTS) marked ``"source": "baseline"``.
+Without a file for the configuration, and when ``Settings.baseline_levels`` is on, two baseline
+levels are offered (uniform random, the Elo anchor, and pure MCTS) marked
+``"source": "baseline"``.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class LevelTable:
     game: str
     levels: tuple[Level, ...]
     default: str | None
+    options: dict[str, Any] = field(default_factory=dict)  # what they were trained with
 
     def get(self, level_id: str | None) -> Level:
         if not self.levels:
@@ -119,26 +124,34 @@ def parse_levels(game_id: str, data: Any, folder: Path) -> LevelTable:
     default = data.get("default")
     if default is None and levels:
         default = levels[len(levels) // 2].id
-    return LevelTable(game_id, tuple(levels), str(default) if default is not None else None)
+    options = data.get("game_options") or {}
+    if not isinstance(options, dict):
+        raise ValueError("'game_options' in levels.json must be an object")
+    return LevelTable(
+        game_id, tuple(levels), str(default) if default is not None else None, dict(options)
+    )
 
 
 class LevelRegistry:
-    """Level tables per game, re-read when a levels.json file appears or changes."""
+    """Level tables per game and options key, re-read when a levels.json appears or changes."""
 
     def __init__(self, root: Path, baseline: bool = True) -> None:
         self.root = Path(root)
         self.baseline = baseline
         self._lock = threading.Lock()
-        self._cache: dict[str, tuple[float, LevelTable]] = {}
+        self._cache: dict[tuple[str, str], tuple[float, LevelTable]] = {}
 
-    def table(self, game_id: str) -> LevelTable:
-        path = self.root / game_id / "levels.json"
+    def table(self, game_id: str, key: str = "") -> LevelTable:
+        """The levels of ``game_id`` trained with the options named by ``key``
+        (:func:`envs.options_key`; ``""``: the default options)."""
+        folder = self.root / game_id / key if key else self.root / game_id
+        path = folder / "levels.json"
         try:
             mtime = path.stat().st_mtime_ns
         except OSError:
             return baseline_table(game_id) if self.baseline else LevelTable(game_id, (), None)
         with self._lock:
-            hit = self._cache.get(game_id)
+            hit = self._cache.get((game_id, key))
             if hit and hit[0] == mtime:
                 return hit[1]
         try:
@@ -146,5 +159,12 @@ class LevelRegistry:
         except (OSError, ValueError, TypeError) as exc:
             raise Unavailable(f"levels file {path} is unreadable: {exc}") from None
         with self._lock:
-            self._cache[game_id] = (mtime, table)
+            self._cache[(game_id, key)] = (mtime, table)
         return table
+
+    def variants(self, game_id: str) -> list[str]:
+        """Keys of the non-default configurations of ``game_id`` that have trained levels."""
+        folder = self.root / game_id
+        if not folder.is_dir():
+            return []
+        return sorted(p.parent.name for p in folder.glob("*/levels.json"))

@@ -493,7 +493,7 @@ class SessionManager:
             return {"type": "human", "level": None}
         if kind != "ai":
             raise BadInput(f"a seat's type is 'human' or 'ai', not {kind!r}")
-        table = self.ai.levels.table(game.spec.id)
+        table = self.ai.table(game)
         try:
             level = table.get(seat.get("level"))
         except NotFound as exc:

@@ -59,7 +59,9 @@ def write_levels(root: Path, game_id: str, levels: list[dict[str, Any]], **extra
     return path
 
 
-def tiny_checkpoint(path: Path, game_id: str = "jiugong", seed: int = 0) -> Path:
+def tiny_checkpoint(
+    path: Path, game_id: str = "jiugong", seed: int = 0, options: dict[str, Any] | None = None
+) -> Path:
     """A small untrained network saved through the training package's checkpoint API."""
     import torch
 
@@ -69,10 +71,11 @@ def tiny_checkpoint(path: Path, game_id: str = "jiugong", seed: int = 0) -> Path
 
     torch.manual_seed(seed)
     cfg = NetworkConfig(channels=8, blocks=1, value_hidden=8)
-    game = make_game(game_id)
+    game = make_game(game_id, **(options or {}))
     model = build_network(game.spec, cfg)
     return save_checkpoint(
-        path, game_id=game_id, game_options={}, network=cfg, model=model, iteration=0, step=0
+        path, game_id=game_id, game_options=options or {}, network=cfg, model=model,
+        iteration=0, step=0,
     )
 
 

@@ -76,7 +76,7 @@ SHIPPED = [g for g in ("jiugong", "fangqi") if (REPO / "checkpoints" / g / "leve
 
 @pytest.mark.parametrize("game_id", SHIPPED)
 def test_shipped_ladder_is_strictly_ordered(game_id: str) -> None:
-    data = read_levels(game_id)
+    data = read_levels(make_game(game_id))
     levels = data["levels"]
     assert len(levels) >= 5
     assert [lv["id"] for lv in levels] == list(range(1, len(levels) + 1))

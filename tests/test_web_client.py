@@ -120,6 +120,10 @@ def server(tmp_path_factory) -> Iterator[str]:
         {"id": "random", "label": "Random", "player": "random"},
         {"id": "mcts2", "label": "MCTS 2", "player": "mcts:2"},
     ], default="random")
+    # Levels for TriGolden scoring only: the start screen offers them when that mode is chosen.
+    write_levels(tmp / "checkpoints" / "trigolden", "scoring-trigolden", [
+        {"id": "scoring-mcts", "label": "Scoring MCTS", "player": "mcts:2"},
+    ], game_options={"scoring": "trigolden"})
     app = create_app(settings_for(tmp, checkpoints_root=tmp / "checkpoints"))
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
@@ -350,6 +354,25 @@ def test_trigolden_toolbar_arbitration_and_narrow_layout(page, server):
     page.wait_for_selector("#status:has-text('Game over')")
     result = _view(server, sid)["result"]
     assert result["reason"] == "arbitration" and result["winner"] == "p1"
+
+
+def test_start_screen_offers_the_levels_of_the_chosen_options(page, server):
+    page.goto(server + "/")
+    page.click('[data-game="trigolden"]')
+    page.wait_for_selector("fieldset.seats select")
+    seat = 'select[name="seat-p2"] option'
+    assert page.locator(seat).all_inner_texts() == ["Human", "AI: Random", "AI: MCTS 2"]
+    page.select_option('select[name="scoring"]', "trigolden")
+    page.wait_for_function(
+        f"[...document.querySelectorAll('{seat}')].some(o => o.text === 'AI: Scoring MCTS')")
+    assert page.locator(seat).all_inner_texts() == ["Human", "AI: Scoring MCTS"]
+    page.select_option('select[name="seat-p2"]', "ai:scoring-mcts")
+    page.click("#create")
+    page.wait_for_selector("#game-screen:not([hidden])")
+    sid = re.search(r"session=([^&]+)", page.url).group(1)
+    view = _view(server, sid)
+    assert view["config"]["scoring"] == "trigolden"
+    assert view["seats"]["p2"] == {"type": "ai", "level": "scoring-mcts"}
 
 
 def test_stereo_go_cylinder_is_drawn_and_played(page, server):

@@ -115,7 +115,11 @@ def add_levels_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", help="game id, e.g. jiugong")
     p.add_argument("--run", required=True, help="training run directory (runs/<dir>)")
     p.add_argument("--config", help="config with the levels section (default: the run's)")
-    p.add_argument("--out", help="output directory (default checkpoints/<game>)")
+    p.add_argument(
+        "--out",
+        help="output directory (default checkpoints/<game>, or checkpoints/<game>/<options key> "
+        "for a run with non-default game options)",
+    )
     p.add_argument("--games", type=int, help="override levels.games_per_pair")
     p.add_argument("--seed", type=int, default=0)
 
@@ -123,12 +127,14 @@ def add_levels_arguments(p: argparse.ArgumentParser) -> None:
 def run_levels(args: argparse.Namespace) -> int:
     from training.config import load_config
     from training.levels import build_levels
+    from training.players import levels_folder
 
     run = Path(args.run)
     cfg = load_config(args.config or run / "config.yaml")
     if cfg.game.id != args.game:
         raise ConfigError(f"run {run} is for game {cfg.game.id!r}, not {args.game!r}")
-    out = Path(args.out) if args.out else REPO / "checkpoints" / args.game
+    game = make_game(cfg.game.id, **cfg.game.options)
+    out = Path(args.out) if args.out else levels_folder(game, REPO / "checkpoints")
     report = build_levels(cfg, run, out, games_per_pair=args.games, seed=args.seed, log=print)
     print(report.summary())
     return 0 if report.ordered else 1
@@ -151,7 +157,7 @@ def run_check(args: argparse.Namespace) -> int:
     from training.players import level_player, read_levels
 
     game = make_game(args.game)
-    data = read_levels(args.game, args.levels_dir)
+    data = read_levels(game, args.levels_dir)
     which = args.level or str(data["levels"][-1]["id"])
     player = level_player(game, which, args.levels_dir)
     print(
@@ -171,3 +177,40 @@ def run_check(args: argparse.Namespace) -> int:
         ok = ok and report.conversions == report.won_positions
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
+
+
+# ---------------------------------------------------------------------------- curve
+def add_curve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", help="game id (must match the run)")
+    p.add_argument("--run", required=True, help="training run directory (runs/<dir>)")
+    p.add_argument("--points", type=int, default=8, help="checkpoints rated, spread over the run")
+    p.add_argument("--games", type=int, default=20, help="games per pair (sides alternate)")
+    p.add_argument("--simulations", type=int, default=0,
+                   help="search simulations of the checkpoints (0: raw policy)")
+    p.add_argument("--png", help="write the plot here (e.g. docs/img/<game>_elo_curve.png)")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def run_curve(args: argparse.Namespace) -> int:
+    from training.config import load_config
+    from training.curve import elo_curve, write_curve
+
+    run = Path(args.run)
+    cfg = load_config(run / "config.yaml")
+    if cfg.game.id != args.game:
+        raise ConfigError(f"run {run} is for game {cfg.game.id!r}, not {args.game!r}")
+    if args.points < 1 or args.games < 1:
+        raise ConfigError("--points and --games must be at least 1")
+    curve = elo_curve(cfg, run, args.points, args.games, args.simulations, args.seed)
+    options = ", ".join(f"{k} {v}" for k, v in cfg.game.options.items())
+    title = f"{cfg.game.id} ({options})" if options else cfg.game.id
+    write_curve(run, f"{title}\nrun {run.name}", curve, Path(args.png) if args.png else None)
+    for p in curve.points:
+        lo, hi = p.elo_ci
+        print(f"iteration {p.iteration:5d}  {p.minutes:7.1f} min  Elo {p.elo:7.1f} "
+              f"[{lo:7.1f}, {hi:7.1f}]")
+    for name, elo in curve.anchors.items():
+        print(f"{name}: Elo {elo:.1f}")
+    print(f"wrote {run / 'curve.json'} and {run / 'tb' / 'curve'}"
+          + (f" and {args.png}" if args.png else ""))
+    return 0

@@ -68,6 +68,7 @@ class IterationStats:
     value_accuracy: float
     elo: float | None
     first_player_score: float
+    seconds: float  # wall time of the whole iteration: summed, the run's training time
 
 
 class Learner:
@@ -260,6 +261,7 @@ class Learner:
             value_accuracy=losses["value_accuracy"],
             elo=elo,
             first_player_score=float(np.mean(batch.results)) if batch.results else 0.0,
+            seconds=time.perf_counter() - t0,
         )
         self._log(stats)
         return stats

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from envs import Game
-from envs.core import ConfigError
+from envs.core import ConfigError, options_key
 from envs.policies import named_policy
 from training.config import SearchConfig
 from training.evaluator import Evaluator, RolloutEvaluator
@@ -144,21 +144,33 @@ def network_player(
     return SearchPlayer(name or Path(path).stem, evaluator, cfg)
 
 
-def read_levels(game_id: str, root: str | Path | None = None) -> dict[str, Any]:
-    path = Path(root or CHECKPOINT_ROOT) / game_id / "levels.json"
+def levels_folder(game: Game, root: str | Path | None = None) -> Path:
+    """``checkpoints/<game>/`` for the default options, else ``checkpoints/<game>/<key>/``
+    (:func:`envs.options_key`): where the levels trained for this configuration live."""
+    folder = Path(root or CHECKPOINT_ROOT) / game.spec.id
+    key = options_key(game)
+    return folder / key if key else folder
+
+
+def read_levels(game: Game, root: str | Path | None = None) -> dict[str, Any]:
+    path = levels_folder(game, root) / "levels.json"
     if not path.is_file():
-        raise ConfigError(f"no levels for {game_id!r}: {path} does not exist (run qizero levels)")
+        raise ConfigError(
+            f"no levels for {game.spec.id} with these options: {path} does not exist "
+            "(run qizero levels)"
+        )
     return json.loads(path.read_text())
 
 
 def level_player(game: Game, which: str, root: str | Path | None = None) -> SearchPlayer:
-    """A shipped level, by id (``3``) or label, from ``checkpoints/<game>/levels.json``."""
-    root = Path(root or CHECKPOINT_ROOT)
-    data = read_levels(game.spec.id, root)
+    """A shipped level, by id (``3``) or label, from the game's levels.json
+    (:func:`levels_folder`)."""
+    data = read_levels(game, root)
     for lv in data["levels"]:
         if str(lv["id"]) == which or lv["label"] == which:
             cfg = SearchConfig.model_validate(lv["search"])
-            return network_player(root / game.spec.id / lv["checkpoint"], cfg, f"level-{lv['id']}")
+            path = levels_folder(game, root) / lv["checkpoint"]
+            return network_player(path, cfg, f"level-{lv['id']}")
     known = ", ".join(f"{lv['id']} ({lv['label']})" for lv in data["levels"])
     raise ConfigError(f"no level {which!r} for {game.spec.id}; known levels: {known}")
 

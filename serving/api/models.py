@@ -137,10 +137,20 @@ class LevelPublic(BaseModel):
     source: str
 
 
+class LevelVariantPublic(BaseModel):
+    key: str = Field(description="options key, the folder checkpoints/<game>/<key>/")
+    options: dict[str, Any] = Field(description="the game options these levels play")
+    default: str | None
+    levels: list[LevelPublic]
+
+
 class LevelsPublic(BaseModel):
     game: str
     default: str | None
-    levels: list[LevelPublic]
+    levels: list[LevelPublic] = Field(description="levels for the game's default options")
+    variants: list[LevelVariantPublic] = Field(
+        default_factory=list, description="levels trained for other options"
+    )
 
     model_config = ConfigDict(
         json_schema_extra={
@@ -154,6 +164,7 @@ class LevelsPublic(BaseModel):
                         {"id": "2", "label": "strong", "elo": 640.5,
                          "elo_ci": [560.0, 720.0], "games": 240, "source": "levels.json"},
                     ],
+                    "variants": [],
                 }
             ]
         }

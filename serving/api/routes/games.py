@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query
 
 import envs
 from serving.api.deps import AIDep, SettingsDep
@@ -51,13 +52,41 @@ def get_game(game: GameId) -> dict[str, Any]:
 
 
 @router.get("/{game}/levels", response_model=LevelsPublic, responses=_ERRORS, summary="AI levels")
-def get_levels(game: GameId, ai: AIDep) -> dict[str, Any]:
+def get_levels(
+    game: GameId,
+    ai: AIDep,
+    config: Annotated[
+        str | None,
+        Query(
+            description="game options as a JSON object (URL-encoded): the levels trained for "
+            "exactly these options; default: the game's default options",
+            examples=['{"scoring": "trigolden"}'],
+            max_length=4096,
+        ),
+    ] = None,
+) -> dict[str, Any]:
+    """The levels for one configuration of the game (``levels``, ``default``); ``variants``
+    lists every configuration with trained levels besides the default options."""
     check_game_id(game)
-    table = ai.levels.table(game)
+    try:
+        options = json.loads(config) if config is not None else None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"config is not JSON: {exc}") from None
+    table = ai.table(build_game(game, options))
+    variants = []
+    for key in ai.levels.variants(game):
+        other = ai.levels.table(game, key)
+        variants.append({
+            "key": key,
+            "options": other.options,
+            "default": other.default,
+            "levels": [lv.public() for lv in other.levels],
+        })
     return {
         "game": game,
         "default": table.default,
         "levels": [lv.public() for lv in table.levels],
+        "variants": variants,
     }
 
 
@@ -83,7 +112,7 @@ def position(game: GameId, body: PositionCreate, settings: SettingsDep) -> dict[
 async def suggest(game: GameId, body: SuggestCreate, ai: AIDep, settings: SettingsDep) -> Any:
     check_limits(settings, body)
     g = build_game(game, body.config)
-    ai.levels.table(game).get(body.level)  # 404 before any work
+    ai.table(g).get(body.level)  # 404 before any work
 
     def work() -> Any:
         state = replay(g, body.moves, settings.max_move_chars)

@@ -19,7 +19,8 @@ export class Session {
     this.accept(await getJSON(`/v1/sessions/${encodeURIComponent(this.id)}`));
     [this.game, this.levels] = await Promise.all([
       getJSON(`/v1/games/${this.view.game}`),
-      getJSON(`/v1/games/${this.view.game}/levels`),
+      getJSON(`/v1/games/${this.view.game}/levels?config=${
+        encodeURIComponent(JSON.stringify(this.view.config || {}))}`),
     ]);
     this.notify(true);
   }

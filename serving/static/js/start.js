@@ -88,10 +88,23 @@ function sessionInputs(game) {
   return out;
 }
 
-/** The body of POST /v1/sessions from the form. */
-function sessionBody(game, form) {
+/** The game options chosen in the form. */
+function chosenConfig(game, form) {
   const config = {};
   for (const opt of game.options) config[opt.name] = optionValue(opt, form);
+  return config;
+}
+
+/** The AI levels trained for exactly these options (the server falls back to its baseline). */
+function levelsFor(game, config) {
+  const query = Object.keys(config).length
+    ? `?config=${encodeURIComponent(JSON.stringify(config))}` : '';
+  return getJSON(`/v1/games/${game.id}/levels${query}`);
+}
+
+/** The body of POST /v1/sessions from the form. */
+function sessionBody(game, form) {
+  const config = chosenConfig(game, form);
   const seats = {};
   for (const seat of game.players) {
     const v = form.querySelector(`[name="seat-${seat}"]`).value;
@@ -127,14 +140,26 @@ export async function renderStart(root, onCreated) {
     for (const b of picker.children) b.classList.toggle('chosen', b.dataset.game === game.id);
     const levels = await getJSON(`/v1/games/${game.id}/levels`);
     if (current !== game) return; // another game was chosen meanwhile
-    details.replaceChildren(
-      game.options.length
-        ? h('fieldset', {}, h('legend', {}, 'Options'), game.options.map(optionInput))
-        : null,
-      h('fieldset', { class: 'seats' }, h('legend', {}, 'Players'),
-        game.players.map((seat) => seatInput(seat, levels))),
-      h('fieldset', {}, h('legend', {}, 'Session'), sessionInputs(game)),
-    );
+    const seatsBox = h('fieldset', { class: 'seats' }, h('legend', {}, 'Players'),
+      game.players.map((seat) => seatInput(seat, levels)));
+    const optionsBox = game.options.length
+      ? h('fieldset', {}, h('legend', {}, 'Options'), game.options.map(optionInput))
+      : null;
+    // Other options may have other trained levels: the seats offer those of the chosen options.
+    optionsBox?.addEventListener('change', async () => {
+      let chosen;
+      try {
+        chosen = await levelsFor(game, chosenConfig(game, form));
+      } catch (err) {
+        showError(err);
+        return;
+      }
+      if (current !== game) return;
+      seatsBox.replaceChildren(h('legend', {}, 'Players'),
+        ...game.players.map((seat) => seatInput(seat, chosen)));
+    });
+    details.replaceChildren(...[optionsBox, seatsBox,
+      h('fieldset', {}, h('legend', {}, 'Session'), sessionInputs(game))].filter(Boolean));
   }
 
   for (const game of games) {
