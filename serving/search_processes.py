@@ -60,7 +60,10 @@ def _worker_main(conn: Connection, engine_args: dict[str, Any], threads: int) ->
                 request_id, method, args = conn.recv()
             except (EOFError, OSError):  # the service closed the pipe: stop
                 return
-            pool.submit(handle, request_id, method, args)
+            if method == "stats":  # answered at once, not queued behind searches
+                handle(request_id, method, args)
+            else:
+                pool.submit(handle, request_id, method, args)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
         engine.close()

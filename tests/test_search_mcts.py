@@ -19,7 +19,7 @@ from envs import make_game
 from envs.core import Game, GameSpec, IllegalMove, InvalidState
 from envs.jiugong_solver import LOSS, WIN, get_solver
 from training.config import SearchConfig
-from training.evaluator import RolloutEvaluator, UniformEvaluator
+from training.evaluator import RolloutEvaluator, RolloutMixEvaluator, UniformEvaluator
 from training.search import considered_visit_sequence, search
 
 # ---------------------------------------------------------------------------- a tiny game
@@ -354,3 +354,34 @@ def test_policy_temperature_lets_the_search_find_what_the_prior_rules_out() -> N
         kept[t] = sum(r.action in solver.preserving_actions(s) for s, r in zip(states, results))
     assert kept[3.0] == len(states)
     assert kept[1.0] < len(states) // 2
+
+
+def test_rollout_mix_blends_the_value_with_a_playout() -> None:
+    """RolloutMixEvaluator keeps the inner priors and returns (1 - m) v + m z, z the result of
+    one random playout (the same playout a RolloutEvaluator with the same rng plays)."""
+    game = make_game("jiugong")
+    states = _jiugong_positions(WIN, 1, 6) + _jiugong_positions(WIN, 5, 6)
+    inner = UniformEvaluator()
+    priors, values = inner.evaluate(game, states)
+    _, z = RolloutEvaluator(np.random.default_rng(3), max_plies=40).evaluate(game, states)
+    mixed = RolloutMixEvaluator(inner, 0.25, np.random.default_rng(3), max_plies=40)
+    got_p, got_v = mixed.evaluate(game, states)
+    np.testing.assert_array_equal(got_p, priors)
+    np.testing.assert_allclose(got_v, 0.75 * values + 0.25 * z, atol=1e-6)
+    with pytest.raises(ValueError):
+        RolloutMixEvaluator(inner, 1.5, np.random.default_rng(0))
+
+
+def test_search_values_come_from_the_playouts_with_rollout_mix() -> None:
+    """Fang Qi's opening, a few simulations from any end: with an evaluator that says "draw"
+    everywhere the search values are exactly 0; with rollout_mix = 1 they are the playouts'."""
+    game = make_game("fangqi")
+    rng = np.random.default_rng(5)
+    states = [game.initial_state()]
+    for _ in range(7):
+        states.append(game.apply(states[-1], int(rng.choice(game.legal_actions(states[-1])))))
+    plain = SearchConfig(algorithm="puct", simulations=4, solver=False)
+    mixed = plain.model_copy(update={"rollout_mix": 1.0})
+    assert all(r.value == 0.0 for r in search(game, states, UniformEvaluator(), plain, rng))
+    values = [r.value for r in search(game, states, UniformEvaluator(), mixed, rng)]
+    assert any(v != 0.0 for v in values) and all(-1.0 <= v <= 1.0 for v in values)

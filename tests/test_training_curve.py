@@ -26,15 +26,18 @@ def test_spread_keeps_the_first_and_last_checkpoints() -> None:
 
 def test_training_seconds_sums_the_logged_iterations(tmp_path: Path) -> None:
     (tmp_path / "checkpoints").mkdir()
-    rows = [{"iteration": 1}, {"iteration": 2, "seconds": 10.0}, {"iteration": 3, "seconds": 5.0}]
+    rows = [{"iteration": k} for k in (1, 2, 3)] + [
+        {"iteration": 4, "seconds": 10.0}, {"iteration": 5, "seconds": 5.0}
+    ]
     (tmp_path / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    for it, mtime in ((0, 990.0), (1, 1000.0), (2, 1030.0), (3, 1040.0)):
+    stamps = {0: 1000.0, 1: 1010.0, 2: 1022.0, 3: 2000.0, 4: 2030.0, 5: 2040.0}
+    for it, mtime in stamps.items():
         path = tmp_path / "checkpoints" / f"ckpt_{it:06d}.pt"
         path.write_bytes(b"")
         os.utime(path, (mtime, mtime))
-    # Iteration 0 is the untrained net; iteration 1 has no logged seconds: the gap between
-    # its checkpoint file and the one before.
-    assert training_seconds(tmp_path) == {0: 0.0, 1: 10.0, 2: 20.0, 3: 25.0}
+    # 0: untrained. 1, 2: the gaps between checkpoint files (10, 12). 3: a gap of 978 s is the
+    # run stopped and resumed, counted as the median gap (12). 4, 5: the logged seconds.
+    assert training_seconds(tmp_path) == {0: 0.0, 1: 10.0, 2: 22.0, 3: 34.0, 4: 44.0, 5: 49.0}
 
 
 def test_curve_of_a_tiny_run(tmp_path: Path) -> None:
@@ -46,7 +49,8 @@ def test_curve_of_a_tiny_run(tmp_path: Path) -> None:
     minutes = [p.minutes for p in curve.points]
     assert minutes[0] == 0.0 < minutes[1]
     assert all(p.elo_ci[0] <= p.elo <= p.elo_ci[1] for p in curve.points)
-    assert curve.anchors == {"random": 0.0}  # Jiugong has no greedy baseline
+    assert set(curve.anchors) == {"random", "solver"}  # Jiugong: no greedy, an exact solver
+    assert curve.anchors["random"] == 0.0
     png = tmp_path / "curve.png"
     write_curve(run, "tiny", curve, png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -187,6 +187,8 @@ def add_curve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--games", type=int, default=20, help="games per pair (sides alternate)")
     p.add_argument("--simulations", type=int, default=0,
                    help="search simulations of the checkpoints (0: raw policy)")
+    p.add_argument("--opening-plies", type=int, default=None,
+                   help="random plies shared by each pair of games (default: the run's levels)")
     p.add_argument("--png", help="write the plot here (e.g. docs/img/<game>_elo_curve.png)")
     p.add_argument("--seed", type=int, default=0)
 
@@ -201,7 +203,9 @@ def run_curve(args: argparse.Namespace) -> int:
         raise ConfigError(f"run {run} is for game {cfg.game.id!r}, not {args.game!r}")
     if args.points < 1 or args.games < 1:
         raise ConfigError("--points and --games must be at least 1")
-    curve = elo_curve(cfg, run, args.points, args.games, args.simulations, args.seed)
+    curve = elo_curve(
+        cfg, run, args.points, args.games, args.simulations, args.seed, args.opening_plies
+    )
     options = ", ".join(f"{k} {v}" for k, v in cfg.game.options.items())
     title = f"{cfg.game.id} ({options})" if options else cfg.game.id
     write_curve(run, f"{title}\nrun {run.name}", curve, Path(args.png) if args.png else None)

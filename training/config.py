@@ -65,6 +65,12 @@ class SearchConfig(_Frozen):
     # policy all but rules out still gets visits and a tactic behind it can be proven; 1 = as
     # trained (self-play). Measured on Jiugong's top level (docs/training.md).
     policy_temperature: float = Field(1.0, gt=0.0, le=100.0)
+    # Leaf value = (1 - mix) * the evaluator's value + mix * one random playout's result
+    # (AlphaGo's lambda). A young value head knows little; on games where random playouts
+    # already separate good moves from bad (TriGolden: pure MCTS-32 beats greedy 8 of 10) the
+    # mix gives self-play informed targets from the first iteration. 0 = the evaluator alone.
+    rollout_mix: float = Field(0.0, ge=0.0, le=1.0)
+    rollout_max_plies: int = Field(1000, ge=1)
     # PUCT (AlphaZero).
     c_puct: float = Field(1.5, ge=0.0)
     dirichlet_alpha: float = Field(0.3, gt=0.0)

@@ -2,15 +2,15 @@
 
 Why a separate evaluation: the Elo logged during training is chained (each iteration against the
 one before, a few games), so its errors add up. Here a handful of checkpoints spread over the
-run play fixed anchors (random = 0, the game's greedy baseline where it has one) and their
-neighbours, all ratings come from one fit with 95% intervals, and each checkpoint is placed at
-the training time it had: the sum of the ``seconds`` of its iterations in ``log.jsonl`` (time
-between processes of a resumed run does not count), or, for iterations logged without it, the
-gap between checkpoint files.
+run play fixed anchors (random = 0, the game's greedy baseline or exact solver where it has one)
+and their neighbours, all ratings come from one fit with 95% intervals, and each checkpoint is
+placed at the training time it had: the sum of the ``seconds`` of its iterations in
+``log.jsonl`` (time between processes of a resumed run does not count), or, for iterations
+logged without it, the gap between checkpoint files.
 
 Writes ``<run>/curve.json``, TensorBoard scalars under ``<run>/tb/curve`` (``curve/elo`` at
-step = iteration, with the wall time placed at the training time, so TensorBoard's "relative"
-axis is training time: walltime = training seconds) and a PNG.
+step = iteration, with the wall time set to the training seconds, so TensorBoard's "relative"
+axis is training time) and a PNG.
 """
 
 from __future__ import annotations
@@ -47,32 +47,36 @@ class Curve:
 
 
 def training_seconds(run_dir: Path) -> dict[int, float]:
-    """Cumulative training seconds at the end of each iteration of a run."""
+    """Cumulative training seconds at the end of each iteration of a run.
+
+    An iteration's ``seconds`` in log.jsonl where logged; else (logs written before it was) the
+    gap between its checkpoint file and the one before, unless that gap is over five times the
+    median gap (the run was stopped in between), when it counts as a median iteration.
+    """
     run_dir = Path(run_dir)
-    per_iteration: dict[int, float] = {}
+    logged: dict[int, float] = {}
     log = run_dir / "log.jsonl"
     if log.is_file():
         for line in log.read_text().splitlines():
             row = json.loads(line)
             if row.get("seconds") is not None:
-                per_iteration[int(row["iteration"])] = float(row["seconds"])
+                logged[int(row["iteration"])] = float(row["seconds"])
     ckpts = {it: run_dir / "checkpoints" / f"ckpt_{it:06d}.pt" for it in run_iterations(run_dir)}
     mtimes = {it: p.stat().st_mtime for it, p in ckpts.items()}
-    its = sorted(set(mtimes) | set(per_iteration))
+    order = sorted(mtimes)
+    gaps = {b: mtimes[b] - mtimes[a] for a, b in zip(order, order[1:])}
+    median = float(np.median(list(gaps.values()))) if gaps else 0.0
     out: dict[int, float] = {}
-    total, prev = 0.0, None
-    for it in its:
+    total = 0.0
+    for it in sorted(set(mtimes) | set(logged)):
         if it == 0:  # the untrained network, before any iteration
             pass
-        elif it in per_iteration:
-            total += per_iteration[it]
-        elif prev is not None and prev in mtimes and it in mtimes:
-            total += max(0.0, mtimes[it] - mtimes[prev])
-        elif it in mtimes and len(mtimes) > 1:  # the first checkpoint: one typical iteration
-            gaps = np.diff(sorted(mtimes.values()))
-            total += float(np.median(gaps)) if len(gaps) else 0.0
+        elif it in logged:
+            total += logged[it]
+        else:
+            gap = gaps.get(it, median)
+            total += median if gap > 5 * median else max(gap, 0.0)
         out[it] = total
-        prev = it
     return out
 
 
@@ -91,6 +95,7 @@ def elo_curve(
     games: int = 20,
     simulations: int = 0,
     seed: int = 0,
+    opening_plies: int | None = None,
     log: Callable[[str], Any] = print,
 ) -> Curve:
     """Rate ``points`` checkpoints of a run against the anchors and each other."""
@@ -99,11 +104,12 @@ def elo_curve(
     chosen = spread(run_iterations(run_dir), points)
     seconds = training_seconds(run_dir)
     anchors = ["random"]
-    try:
-        named_policy(game, "greedy")
-        anchors.append("greedy")
-    except ConfigError:  # the game has no greedy baseline (Jiugong)
-        pass
+    for name in ("greedy", "solver"):
+        try:
+            named_policy(game, name)
+        except ConfigError:  # not for this game (greedy: Fang Qi, TriGolden; solver: Jiugong)
+            continue
+        anchors.append(name)
     names = anchors + [f"iteration {it}" for it in chosen]
     specs = anchors + [
         f"net:{run_dir / 'checkpoints' / f'ckpt_{it:06d}.pt'}:{simulations}" for it in chosen
@@ -116,7 +122,12 @@ def elo_curve(
     def show(r: MatchResult) -> None:
         log(f"{names[r.i]} vs {names[r.j]}: +{r.wins_i} ={r.draws} -{r.wins_j}")
 
-    results = round_robin(game, players, games, seed=seed, pairs=pairs, on_result=show)
+    # Random opening plies shared by each pair of games (default: the run's levels setting), so
+    # that deterministic players meet in more than one line.
+    plies = cfg.levels.opening_plies if opening_plies is None else opening_plies
+    results = round_robin(
+        game, players, games, seed=seed, pairs=pairs, on_result=show, opening_plies=plies
+    )
     ratings = fit_elo(len(players), results, anchor=0)
     points = [
         CurvePoint(it, seconds.get(it, 0.0) / 60, float(ratings.elo[a + k]), ratings.ci(a + k))
@@ -150,7 +161,7 @@ def plot_curve(title: str, curve: Curve, png: Path) -> None:
     err = np.array([[p.elo - p.elo_ci[0] for p in pts], [p.elo_ci[1] - p.elo for p in pts]])
     ax.errorbar([p.minutes for p in pts], [p.elo for p in pts], yerr=err, marker="o",
                 capsize=3, label="checkpoint, 95% interval")
-    styles = {"random": ("grey", ":"), "greedy": ("tab:red", "--")}
+    styles = {"random": ("grey", ":"), "greedy": ("tab:red", "--"), "solver": ("tab:green", "--")}
     for name, elo in curve.anchors.items():
         color, line = styles.get(name, ("black", "-."))
         ax.axhline(elo, color=color, linestyle=line, label=f"{name} ({elo:.0f})")

@@ -79,6 +79,26 @@ class RolloutEvaluator:
         return uniform_priors(masks), values
 
 
+class RolloutMixEvaluator:
+    """Another evaluator's priors; its value mixed with one random playout's result:
+    ``(1 - mix) * value + mix * playout`` (AlphaGo's leaf evaluation, ``SearchConfig.rollout_mix``).
+    """
+
+    def __init__(
+        self, inner: Evaluator, mix: float, rng: np.random.Generator, max_plies: int = 1000
+    ) -> None:
+        if not 0.0 <= mix <= 1.0:
+            raise ValueError("mix must be in [0, 1]")
+        self.inner = inner
+        self.mix = mix
+        self.playouts = RolloutEvaluator(rng, rollouts=1, max_plies=max_plies)
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = self.inner.evaluate(game, states)
+        _, played = self.playouts.evaluate(game, states)
+        return priors, ((1.0 - self.mix) * values + self.mix * played).astype(np.float32)
+
+
 InferFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from envs.core import Game
 from training.config import SearchConfig
-from training.evaluator import Evaluator
+from training.evaluator import Evaluator, RolloutMixEvaluator
 
 __all__ = ["Node", "SearchResult", "search", "considered_visit_sequence"]
 
@@ -465,6 +465,8 @@ def search(
     for s in states:
         if game.is_terminal(s):
             raise ValueError("cannot search a terminal state")
+    if cfg.rollout_mix > 0.0:
+        evaluator = RolloutMixEvaluator(evaluator, cfg.rollout_mix, rng, cfg.rollout_max_plies)
     trees = [_Tree(game, s, cfg, rng) for s in states]
     if not trees:
         return []
