@@ -56,6 +56,18 @@ class Server:
                 raise RuntimeError(f"server did not start: {(tmp_path / 'server.log')}")
             time.sleep(0.1)
 
+    def children(self) -> list[int]:
+        """PIDs of the server's child processes (its search processes), from /proc."""
+        out = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.proc.pid:
+                out.append(int(stat.parent.name))
+        return out
+
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
@@ -72,6 +84,15 @@ class Server:
                 self.proc.wait()
         self.client.close()
         self.log.close()
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (an exited one not yet reaped is a zombie, ``Z``)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def test_sigkill_mid_game_loses_no_accepted_move(tmp_path):
@@ -111,8 +132,12 @@ def test_sigkill_mid_game_loses_no_accepted_move(tmp_path):
         sid_ai = both_ai["session"]["id"]
         seen = wait_for(lambda: len(m := c.get(f"/v1/sessions/{sid_ai}").json()["moves"]) >= 6
                         and m)
+        workers = server.children()
+        assert workers, "the searches run in child processes"
     finally:
         server.kill()  # SIGKILL: no shutdown hooks, possibly in the middle of AI moves
+    # The search processes see their pipe close and stop: none is left behind.
+    wait_for(lambda: not any(_running(pid) for pid in workers), timeout=30)
     server = Server(tmp_path, db)
     try:
         c = server.client
