@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from envs.core import QizeroError
 from serving import errors
 from serving.errors import ServiceError, Unavailable
 
@@ -47,6 +48,8 @@ def _worker_main(conn: Connection, engine_args: dict[str, Any], threads: int) ->
             result = engine.stats() if method == "stats" else engine.analyse(*args)
         except ServiceError as exc:
             reply((request_id, False, (type(exc).__name__, exc.message, exc.detail)))
+        except QizeroError as exc:  # bad input the engine found: 422, as in the server process
+            reply((request_id, False, ("BadInput", str(exc), {})))
         except Exception as exc:  # noqa: BLE001  sent back, never lost in the worker
             log.exception("search failed in a worker process")
             reply((request_id, False, ("Exception", f"{type(exc).__name__}: {exc}", {})))
