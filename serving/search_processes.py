@@ -18,7 +18,7 @@ import itertools
 import logging
 import multiprocessing
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -56,7 +56,6 @@ def _worker_main(conn: Connection, engine_args: dict[str, Any], threads: int) ->
         else:
             reply((request_id, True, result))
 
-    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qizero-search")
     try:
         while True:
             try:
@@ -66,9 +65,8 @@ def _worker_main(conn: Connection, engine_args: dict[str, Any], threads: int) ->
             if method == "stats":  # answered at once, not queued behind searches
                 handle(request_id, method, args)
             else:
-                pool.submit(handle, request_id, method, args)
+                engine.submit(handle, request_id, method, args)
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
         engine.close()
 
 
