@@ -9,7 +9,9 @@ Each chunk is ``play_match`` of ``--chunk`` games (an even number: sides alterna
 own seed; a line ``{"chunk", "a_wins", "draws", "b_wins", "plies", "seconds"}`` is appended
 to ``--out`` when it ends. Started again with the same arguments, the script plays only the
 chunks missing from the file. ``--summary`` prints the tally with a 95% Wilson interval of
-A's score (draws count half) and stops.
+A's score (draws count half) and stops. ``--games`` counts games; where the rules play
+matches (TriGolden: two games, the first player swapping) the tally counts matches, so
+``--games 80`` gives 40 TriGolden matches.
 """
 
 from __future__ import annotations
@@ -24,18 +26,8 @@ from typing import Any
 
 import numpy as np
 
-
-def _parse_options(pairs: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in pairs:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--option wants key=value, got {item!r}")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+from envs.core import game_class
+from training.cli import parse_options
 
 
 def play_chunk(args: dict[str, Any]) -> dict[str, Any]:
@@ -81,18 +73,18 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def summary(chunks: list[dict[str, Any]], a: str, b: str) -> str:
+def summary(chunks: list[dict[str, Any]], a: str, b: str, unit: str = "games") -> str:
     wa = sum(c["a_wins"] for c in chunks)
     d = sum(c["draws"] for c in chunks)
     wb = sum(c["b_wins"] for c in chunks)
     n = wa + d + wb
     if n == 0:
-        return "no games played yet"
+        return f"no {unit} played yet"
     score = (wa + 0.5 * d) / n
     lo, hi = wilson(score, n)
     secs = sum(c["seconds"] for c in chunks)
     return (
-        f"{a} vs {b}: {n} games, {a} won {wa}, drew {d}, lost {wb}; "
+        f"{a} vs {b}: {n} {unit}, {a} won {wa}, drew {d}, lost {wb}; "
         f"win rate {100 * wa / n:.1f}%, score {100 * score:.1f}% "
         f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}%); {secs / 3600:.2f} h of play"
     )
@@ -115,8 +107,10 @@ def main() -> None:
     if args.chunk < 2 or args.chunk % 2:
         raise SystemExit("--chunk must be an even number >= 2 (sides alternate)")
     done = read_chunks(args.out)
+    # Where the rules play matches (TriGolden: two games), the tally counts matches.
+    unit = "matches" if game_class(args.game).match_games > 1 else "games"
     if args.summary:
-        print(summary(done, args.a, args.b))
+        print(summary(done, args.a, args.b, unit))
         return
     have = {c["chunk"] for c in done}
     todo = [k for k in range(math.ceil(args.games / args.chunk)) if k not in have]
@@ -124,7 +118,7 @@ def main() -> None:
     jobs = [
         {
             "game": args.game,
-            "options": _parse_options(args.option),
+            "options": parse_options(args.option),
             "a": args.a,
             "b": args.b,
             "games": args.chunk,
@@ -142,9 +136,9 @@ def main() -> None:
             with args.out.open("a") as fh:
                 fh.write(json.dumps(res) + "\n")
             done.append(res)
-            print(f"chunk {res['chunk']}: {res}; so far: {summary(done, args.a, args.b)}",
+            print(f"chunk {res['chunk']}: {res}; so far: {summary(done, args.a, args.b, unit)}",
                   flush=True)
-    print(summary(done, args.a, args.b))
+    print(summary(done, args.a, args.b, unit))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar, Generic, TypeVar
@@ -251,6 +252,22 @@ class Game(abc.ABC, Generic[S]):
     @abc.abstractmethod
     def from_json(self, data: Any) -> S:
         """Rebuild a state; raises :class:`InvalidState` with a clear message on bad data."""
+
+    # ---------------------------------------------------------------- matches
+    #: Games in one match of the rules (TriGolden: 2, the first player swapping). Match
+    #: player A opens game 1, B opens game 2, and so on; the arena scores matches.
+    match_games: ClassVar[int] = 1
+
+    def match_returns(self, finals: Sequence[S | None]) -> np.ndarray:
+        """*Default.* Results ``(A, B)`` of a match from its games' final states, in order.
+
+        A game the match no longer needs may be None; a game that did not finish (a
+        ply cap) is None too, and a match that needs it is a draw. One-game matches are the
+        game itself.
+        """
+        if finals[0] is None:
+            return np.zeros(2, dtype=np.float32)
+        return self.returns(finals[0]).astype(np.float32)
 
     def render(self, state: S) -> str:
         """*Default.* A human-readable picture of the state (ASCII)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -109,3 +110,80 @@ def test_player_specs() -> None:
     assert a.move in game.legal_moves(game.initial_state())
     assert a.value is not None and -1 <= a.value <= 1
     assert a.top and abs(sum(prob for _, prob in a.top) - 1) < 1e-5
+
+
+class _LowestAction(RandomPlayer):
+    """Always the lowest legal action: a deterministic, recognisable opener."""
+
+    def select_actions(self, game, states, rng):  # type: ignore[no-untyped-def]
+        return [int(np.flatnonzero(game.legal_mask(s))[0]) for s in states]
+
+
+def test_trigolden_is_scored_by_matches_of_two_games() -> None:
+    """TriGolden's arena results count matches (two games, A opening the first), each scored
+    by the match rules: the two games' points added."""
+    game = make_game("trigolden", n=2)
+    seen: list[list] = []
+    score_match = game.match_returns
+
+    def spy(finals):  # type: ignore[no-untyped-def]
+        seen.append(list(finals))
+        return score_match(finals)
+
+    game.match_returns = spy  # type: ignore[method-assign]
+    a, b = _LowestAction(), RandomPlayer()
+    wa, d, wb, _ = play_match(game, a, b, 6, np.random.default_rng(3))
+    assert wa + d + wb == 3 == len(seen)
+    opener = int(np.flatnonzero(game.legal_mask(game.initial_state()))[0])
+    tally = [0, 0, 0]
+    for first, second in seen:
+        assert first.moves[0] == opener  # A opens game 1 of every match
+        assert game.is_terminal(first) and game.is_terminal(second)
+        r = score_match([first, second])
+        tally[0 if r[0] > r[1] else 2 if r[1] > r[0] else 1] += 1
+        if first.outcome == 1 and second.outcome == 1:  # both finished on points
+            totals = (first.scores[0] + second.scores[1], first.scores[1] + second.scores[0])
+            assert np.sign(r[0]) == np.sign(totals[0] - totals[1])
+    assert tally == [wa, d, wb]
+    with pytest.raises(ValueError, match="multiple of 2"):
+        play_match(game, a, b, 5, np.random.default_rng(0))
+
+
+def test_arena_command_takes_game_options(tmp_path, capsys) -> None:
+    """``qizero arena --option`` plays the configured game; TriGolden's counts are matches;
+    a malformed option or an odd number of TriGolden games is a plain error."""
+    from qizero_cli import main
+
+    out = tmp_path / "arena.json"
+    argv = ["arena", "trigolden", "greedy", "random", "--games", "4", "--json", str(out),
+            "--option", "n=2", "--option", "scoring=trigolden"]
+    assert main(argv) == 0
+    data = json.loads(out.read_text())
+    assert data["options"] == {"n": 2, "scoring": "trigolden"}
+    (match,) = data["matches"]
+    assert match["wins_i"] + match["draws"] + match["wins_j"] == 2
+    assert main(["arena", "trigolden", "greedy", "random", "--option", "n"]) == 2
+    assert "key=value" in capsys.readouterr().err
+    assert main(["arena", "trigolden", "greedy", "random", "--games", "3", "--option", "n=2"]) == 2
+    assert "multiple of 2" in capsys.readouterr().err
+
+
+def test_parallel_round_robin_does_not_depend_on_the_number_of_workers() -> None:
+    """Chunks are seeded by pair and chunk and get fresh players, so 1 and 2 processes give
+    the same results; a chunk as long as the pair is the serial match with the chunk's seed."""
+    game = make_game("trigolden", n=2)
+    players = [RandomPlayer(), make_player(game, "greedy"), make_player(game, "mcts:2", seed=4)]
+    seen: list[MatchResult] = []
+    one = round_robin(game, players, 6, seed=9, workers=1, on_result=seen.append)
+    two = round_robin(game, players, 6, seed=9, workers=2)
+    assert [r.__dict__ for r in one] == [r.__dict__ for r in two]
+    assert sorted((r.i, r.j) for r in seen) == [(0, 1), (0, 2), (1, 2)]
+    assert all(r.games == 3 for r in one)  # three TriGolden matches a pair
+    whole = round_robin(game, players, 6, seed=9, pairs=[(1, 2)], workers=1, chunk=6)
+    fresh = [RandomPlayer(), make_player(game, "greedy"), make_player(game, "mcts:2", seed=4)]
+    wa, d, wb, plies = play_match(game, fresh[1], fresh[2], 6, np.random.default_rng([9, 1, 2, 0]))
+    assert (whole[0].wins_i, whole[0].draws, whole[0].wins_j, whole[0].plies) == (wa, d, wb, plies)
+    with pytest.raises(ValueError, match="chunk"):
+        round_robin(game, players, 6, workers=1, chunk=3)
+    with pytest.raises(ValueError, match="workers"):
+        round_robin(game, players, 6, workers=-1)

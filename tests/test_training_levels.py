@@ -14,7 +14,7 @@ from envs.core import ConfigError
 from training.config import config_from_dict
 from training.learner import Learner
 from training.levels import build_levels, resolve_iteration
-from training.players import level_player, read_levels
+from training.players import level_player, levels_folder, read_levels
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -71,12 +71,21 @@ def test_resolve_iteration() -> None:
         resolve_iteration(first, [0, 2])
 
 
-SHIPPED = [g for g in ("jiugong", "fangqi") if (REPO / "checkpoints" / g / "levels.json").exists()]
+# Every shipped ladder: checkpoints/<game>/levels.json (default options) and
+# checkpoints/<game>/<options key>/levels.json, with the options it was trained with.
+SHIPPED = sorted(
+    str(p.parent.relative_to(REPO / "checkpoints"))
+    for p in (REPO / "checkpoints").glob("**/levels.json")
+)
 
 
-@pytest.mark.parametrize("game_id", SHIPPED)
-def test_shipped_ladder_is_strictly_ordered(game_id: str) -> None:
-    data = read_levels(make_game(game_id))
+@pytest.mark.parametrize("folder", SHIPPED)
+def test_shipped_ladder_is_strictly_ordered(folder: str) -> None:
+    game_id = folder.split("/")[0]
+    options = json.loads((REPO / "checkpoints" / folder / "levels.json").read_text())
+    game = make_game(game_id, **options["game_options"])
+    assert levels_folder(game, REPO / "checkpoints") == REPO / "checkpoints" / folder
+    data = read_levels(game)
     levels = data["levels"]
     assert len(levels) >= 5
     assert [lv["id"] for lv in levels] == list(range(1, len(levels) + 1))
@@ -84,9 +93,8 @@ def test_shipped_ladder_is_strictly_ordered(game_id: str) -> None:
         assert adj["ci"][0] > 0, adj
     elos = [lv["elo"] for lv in levels]
     assert elos == sorted(elos) and elos[0] > 0
-    game = make_game(game_id)
     for lv in (levels[0], levels[-1]):
-        assert (REPO / "checkpoints" / game_id / lv["checkpoint"]).stat().st_size < 5_000_000
+        assert (REPO / "checkpoints" / folder / lv["checkpoint"]).stat().st_size < 5_000_000
         player = level_player(game, str(lv["id"]))
         a = player.analyse(game, game.initial_state(), np.random.default_rng(0))
         assert a.move in game.legal_moves(game.initial_state())

@@ -295,3 +295,28 @@ def test_mirror_symmetry_matches_the_mirrored_game():
         state = game.apply(state, a)
         mirrored = game.apply(mirrored, int(np.argmax(moved)))
         assert state.scores == mirrored.scores
+
+
+def test_match_returns_score_the_match_of_the_rules():
+    """``match_returns`` (what the arena scores) agrees with ``match_result``: points of both
+    games added, arbitration in game 1 deciding at once, an unfinished game leaving a draw."""
+    small = make_game("trigolden", n=3)
+    assert small.match_games == 2
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(6):
+        g1 = play_game(small, greedy_policy, random_policy, rng)
+        g2 = play_game(small, random_policy, greedy_policy, rng)
+        r = small.match_returns([g1, g2])
+        result = match_result(g1, g2)
+        expected = 0.0 if result.winner is None else (1.0 if result.winner == 0 else -1.0)
+        assert (r[0], r[1]) == (expected, -expected)
+        checked += result.decided_by == "score"
+    assert checked > 0
+    arb = play(game, "G G@0.2/1 G@0.1/2")
+    assert list(game.match_returns([arb, None])) == [1.0, -1.0]
+    finished = play_game(small, random_policy, random_policy, rng)
+    while finished.outcome != FINISHED:
+        finished = play_game(small, random_policy, random_policy, rng)
+    assert list(small.match_returns([finished, None])) == [0.0, 0.0]
+    assert list(small.match_returns([None, finished])) == [0.0, 0.0]

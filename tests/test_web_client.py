@@ -375,6 +375,21 @@ def test_start_screen_offers_the_levels_of_the_chosen_options(page, server):
     assert view["seats"]["p2"] == {"type": "ai", "level": "scoring-mcts"}
 
 
+def test_start_screen_buttons_choose_options_with_trained_levels(page, server):
+    """The configurations with levels of their own are offered as buttons: one click sets
+    the options and the seats offer those levels."""
+    page.goto(server + "/")
+    page.click('[data-game="trigolden"]')
+    button = page.locator('button.variant-choice[data-variant="scoring-trigolden"]')
+    assert button.inner_text() == "scoring trigolden"
+    button.click()
+    seat = 'select[name="seat-p2"] option'
+    page.wait_for_function(
+        f"[...document.querySelectorAll('{seat}')].some(o => o.text === 'AI: Scoring MCTS')")
+    assert page.locator('select[name="scoring"]').input_value() == "trigolden"
+    assert page.locator('select[name="variant"]').input_value() == "standard"
+
+
 def test_stereo_go_cylinder_is_drawn_and_played(page, server):
     sid, token = _api_session(server, "stereo_go")
     _open(page, server, sid, token)

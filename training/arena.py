@@ -47,6 +47,15 @@ class MatchResult:
         return (self.wins_i + 0.5 * self.draws) / max(self.games, 1)
 
 
+def check_games(game: Game, n_games: int) -> None:
+    """Refuse a number of games that is not a whole number of the rules' matches."""
+    if n_games % game.match_games:
+        raise ValueError(
+            f"{game.spec.id} is scored by matches of {game.match_games} games: "
+            f"the number of games must be a multiple of {game.match_games}, got {n_games}"
+        )
+
+
 def play_match(
     game: Game,
     a: Player,
@@ -59,11 +68,17 @@ def play_match(
     """Play ``n_games`` between a and b, sides alternating; returns (a wins, draws, b wins,
     total plies). A game that reaches ``max_plies`` (default: the game's max length) is a draw.
 
+    Where the rules play matches of several games (``game.match_games``; TriGolden: two, the
+    first player swapping), the wins and draws count matches, scored by
+    ``game.match_returns``: games ``2m`` (A opens) and ``2m + 1`` (B opens) are one match.
+
     With ``opening_plies`` > 0, games ``2m`` and ``2m + 1`` start from the same position after
     that many uniformly random plies (fewer if the game ends), with sides swapped.
     """
     if game.spec.num_players != 2:
         raise ValueError("the arena plays two-player games")
+    check_games(game, n_games)
+    per_match = game.match_games
     cap = max_plies or game.spec.max_length
     states = [game.initial_state() for _ in range(n_games)]
     for m in range(0, n_games, 2):
@@ -93,9 +108,10 @@ def play_match(
                     plies[k] += 1
         active = [k for k in active if not game.is_terminal(states[k]) and plies[k] < cap]
     wa = d = wb = 0
-    for k in range(n_games):
-        r = game.returns(states[k]) if game.is_terminal(states[k]) else np.zeros(2)
-        ra, rb = r[seat_a[k]], r[1 - seat_a[k]]
+    for m in range(0, n_games, per_match):
+        finals = [s if game.is_terminal(s) else None for s in states[m : m + per_match]]
+        r = game.match_returns(finals)
+        ra, rb = r[seat_a[m]], r[1 - seat_a[m]]
         if ra > rb:
             wa += 1
         elif rb > ra:
@@ -113,12 +129,27 @@ def round_robin(
     pairs: Sequence[tuple[int, int]] | None = None,
     on_result: Callable[[MatchResult], Any] | None = None,
     opening_plies: int = 0,
+    workers: int = 0,
+    chunk: int = 2,
 ) -> list[MatchResult]:
-    """Every pair (or the given pairs) plays ``games_per_pair`` games; seeded per pair."""
+    """Every pair (or the given pairs) plays ``games_per_pair`` games; seeded per pair.
+
+    ``workers`` > 0 plays the games in that many processes, cut into chunks of ``chunk`` games
+    (seeded per pair and chunk), each chunk with fresh copies of its two players; the results
+    then depend on the chunk size, never on the number of workers or the order chunks finish.
+    In one process (``workers = 0``) the players keep their state from pair to pair (the
+    evaluation caches, pure MCTS's playout generator).
+    """
     n = len(players)
     pairs = (
         list(pairs) if pairs is not None else [(i, j) for i in range(n) for j in range(i + 1, n)]
     )
+    if workers < 0:
+        raise ValueError(f"workers must be 0 (this process) or more, got {workers}")
+    if workers > 0:
+        return _round_robin_parallel(
+            game, players, games_per_pair, seed, pairs, on_result, opening_plies, workers, chunk
+        )
     out = []
     for i, j in pairs:
         rng = np.random.default_rng([seed, i, j])
@@ -130,6 +161,66 @@ def round_robin(
         if on_result is not None:
             on_result(res)
     return out
+
+
+def _init_worker() -> None:
+    import torch
+
+    torch.set_num_threads(1)  # the processes are the parallelism
+
+
+def _play_chunk(
+    task: tuple[Game, Player, Player, int, list[int], int],
+) -> tuple[int, int, int, int]:
+    game, a, b, n_games, seed, opening_plies = task
+    return play_match(game, a, b, n_games, np.random.default_rng(seed),
+                      opening_plies=opening_plies)
+
+
+def _round_robin_parallel(
+    game: Game,
+    players: Sequence[Player],
+    games_per_pair: int,
+    seed: int,
+    pairs: list[tuple[int, int]],
+    on_result: Callable[[MatchResult], Any] | None,
+    opening_plies: int,
+    workers: int,
+    chunk: int,
+) -> list[MatchResult]:
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    if chunk < 1 or chunk % 2 or chunk % game.match_games:
+        raise ValueError(
+            f"chunk must be an even number of games and a multiple of {game.match_games} "
+            f"(a match of {game.spec.id}), got {chunk}"
+        )
+    check_games(game, games_per_pair)
+    if games_per_pair < 1:
+        raise ValueError(f"a pair plays at least one game, got {games_per_pair}")
+    tally = {pair: [0, 0, 0, 0] for pair in pairs}
+    left = {pair: 0 for pair in pairs}
+    results: dict[tuple[int, int], MatchResult] = {}
+    ctx = mp.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as pool:
+        futures = {}
+        for i, j in pairs:
+            for c, start in enumerate(range(0, games_per_pair, chunk)):
+                size = min(chunk, games_per_pair - start)
+                task = (game, players[i], players[j], size, [seed, i, j, c], opening_plies)
+                futures[pool.submit(_play_chunk, task)] = (i, j)
+                left[(i, j)] += 1
+        for fut in as_completed(futures):
+            pair = futures[fut]
+            tally[pair] = [x + y for x, y in zip(tally[pair], fut.result())]
+            left[pair] -= 1
+            if left[pair] == 0:
+                wi, d, wj, plies = tally[pair]
+                results[pair] = MatchResult(pair[0], pair[1], wi, d, wj, plies)
+                if on_result is not None:
+                    on_result(results[pair])
+    return [results[pair] for pair in pairs]
 
 
 @dataclass

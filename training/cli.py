@@ -8,13 +8,38 @@ Each subcommand is a thin parser over the modules that do the work (``learner``,
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 from envs import make_game
-from envs.core import ConfigError
+from envs.core import ConfigError, changed_options
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """Game options from ``key=value`` words; values are JSON where they parse (``n=9``,
+    ``komi=7.5``), else strings (``scoring=trigolden``)."""
+    out: dict[str, Any] = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"a game option is key=value, got {item!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def add_workers_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--workers", type=int, default=0,
+        help="play in this many processes, the games cut into seeded chunks of two "
+        "(results independent of the number; 0: in this process)",
+    )
 
 
 # ---------------------------------------------------------------------------- train
@@ -68,17 +93,21 @@ def add_arena_arguments(p: argparse.ArgumentParser) -> None:
         "--opening-plies", type=int, default=0, help="random plies shared by each pair of games"
     )
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    add_workers_argument(p)
+    p.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="game option (repeatable), e.g. --option scoring=trigolden; level:ID then takes "
+        "the levels trained with these options",
+    )
 
 
 def run_arena(args: argparse.Namespace) -> int:
-    import json
-
     from training.arena import fit_elo, format_matches, format_table, round_robin
     from training.players import make_player
 
     if args.games < 1:
         raise ConfigError("--games must be at least 1")
-    game = make_game(args.game)
+    game = make_game(args.game, **parse_options(args.option))
     players = [make_player(game, spec, seed=args.seed + k) for k, spec in enumerate(args.players)]
     if len(players) < 2:
         raise ConfigError("the arena needs at least two players")
@@ -91,6 +120,7 @@ def run_arena(args: argparse.Namespace) -> int:
         seed=args.seed,
         on_result=lambda r: print(format_matches(names, [r]), flush=True),
         opening_plies=args.opening_plies,
+        workers=args.workers,
     )
     ratings = fit_elo(len(players), results, anchor=anchor)
     print()
@@ -100,6 +130,7 @@ def run_arena(args: argparse.Namespace) -> int:
     if args.json:
         data = {
             "game": args.game,
+            "options": changed_options(game),
             "players": names,
             "anchor": names[anchor],
             "matches": [r.__dict__ for r in results],
@@ -122,6 +153,7 @@ def add_levels_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--games", type=int, help="override levels.games_per_pair")
     p.add_argument("--seed", type=int, default=0)
+    add_workers_argument(p)
 
 
 def run_levels(args: argparse.Namespace) -> int:
@@ -135,7 +167,9 @@ def run_levels(args: argparse.Namespace) -> int:
         raise ConfigError(f"run {run} is for game {cfg.game.id!r}, not {args.game!r}")
     game = make_game(cfg.game.id, **cfg.game.options)
     out = Path(args.out) if args.out else levels_folder(game, REPO / "checkpoints")
-    report = build_levels(cfg, run, out, games_per_pair=args.games, seed=args.seed, log=print)
+    report = build_levels(
+        cfg, run, out, games_per_pair=args.games, seed=args.seed, log=print, workers=args.workers
+    )
     print(report.summary())
     return 0 if report.ordered else 1
 
@@ -191,6 +225,7 @@ def add_curve_arguments(p: argparse.ArgumentParser) -> None:
                    help="random plies shared by each pair of games (default: the run's levels)")
     p.add_argument("--png", help="write the plot here (e.g. docs/img/<game>_elo_curve.png)")
     p.add_argument("--seed", type=int, default=0)
+    add_workers_argument(p)
 
 
 def run_curve(args: argparse.Namespace) -> int:
@@ -204,7 +239,8 @@ def run_curve(args: argparse.Namespace) -> int:
     if args.points < 1 or args.games < 1:
         raise ConfigError("--points and --games must be at least 1")
     curve = elo_curve(
-        cfg, run, args.points, args.games, args.simulations, args.seed, args.opening_plies
+        cfg, run, args.points, args.games, args.simulations, args.seed, args.opening_plies,
+        workers=args.workers,
     )
     options = ", ".join(f"{k} {v}" for k, v in cfg.game.options.items())
     title = f"{cfg.game.id} ({options})" if options else cfg.game.id

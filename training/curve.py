@@ -97,6 +97,7 @@ def elo_curve(
     seed: int = 0,
     opening_plies: int | None = None,
     log: Callable[[str], Any] = print,
+    workers: int = 0,
 ) -> Curve:
     """Rate ``points`` checkpoints of a run against the anchors and each other."""
     run_dir = Path(run_dir)
@@ -126,7 +127,8 @@ def elo_curve(
     # that deterministic players meet in more than one line.
     plies = cfg.levels.opening_plies if opening_plies is None else opening_plies
     results = round_robin(
-        game, players, games, seed=seed, pairs=pairs, on_result=show, opening_plies=plies
+        game, players, games, seed=seed, pairs=pairs, on_result=show, opening_plies=plies,
+        workers=workers,
     )
     ratings = fit_elo(len(players), results, anchor=0)
     points = [

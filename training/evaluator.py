@@ -178,12 +178,23 @@ class NetworkEvaluator:
         self.torch = torch
         self.model = model.to(device).eval()
         self.device = device
+        self.traced = traced
+        self.cache_bytes = cache_bytes
         self.calls = 0  # network forward passes (for speed figures)
         self.positions = 0  # positions evaluated
         self._module: Callable[..., Any] | None = None if traced else self.model
         self._trace_lock = threading.Lock()
         # Fixed weights only (levels, arenas): self-play builds a new evaluator per task.
         self.cache = CachedInfer(self.forward, cache_bytes) if cache_bytes > 0 else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to another process (a parallel arena): the network and the settings; the trace,
+        # the cache and the counters start afresh there.
+        return {"model": self.model, "device": self.device, "cache_bytes": self.cache_bytes,
+                "traced": self.traced}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
 
     def infer(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Priors and values for a batch of observations (mover's view) and legal masks."""

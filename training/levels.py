@@ -116,6 +116,7 @@ def build_levels(
     games_per_pair: int | None = None,
     seed: int = 0,
     log: Callable[[str], Any] = print,
+    workers: int = 0,
 ) -> LevelsReport:
     lv = cfg.levels
     if len(lv.ladder) < 1:
@@ -193,6 +194,7 @@ def build_levels(
         pairs=pairs,
         opening_plies=lv.opening_plies,
         on_result=lambda r: log(format_matches(names, [r])),
+        workers=workers,
     )
     log(f"({time.monotonic() - t0:.0f} s)")
     ratings = fit_elo(n, results, anchor=0)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,7 @@ import numpy as np
 from envs.core import ConfigError, Game, GameSpec, IllegalMove, InvalidState
 from envs.trigolden import observation as obs_mod
 from envs.trigolden.geometry import Candidate
+from envs.trigolden.match import match_result
 from envs.trigolden.pieces import GOLDEN, PieceSet, to_float
 from envs.trigolden.rules import BRACING, DRAFT, STANDARD, TRIGOLDEN, Rules
 from envs.trigolden.state import (
@@ -165,6 +167,22 @@ class TriGolden(Game[TriGoldenState]):
         elif state.outcome == ARBITRATION:
             r[state.claimant] = 1.0
             r[1 - state.claimant] = -1.0
+        return r
+
+    match_games = 2
+
+    def match_returns(self, finals: Sequence[TriGoldenState | None]) -> np.ndarray:
+        """The match of the rules: points of both games added, arbitration deciding at once
+        (``envs.trigolden.match``); a game cut short by a ply cap leaves the match drawn."""
+        first = finals[0]
+        second = finals[1] if len(finals) > 1 else None
+        r = np.zeros(2, dtype=np.float32)
+        if first is None or (first.outcome != ARBITRATION and second is None):
+            return r
+        result = match_result(first, None if first.outcome == ARBITRATION else second)
+        if result.winner is not None:
+            r[result.winner] = 1.0
+            r[1 - result.winner] = -1.0
         return r
 
     def observation(self, state: TriGoldenState) -> np.ndarray:

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from envs.core import IllegalMove
-from envs.trigolden.game import TriGolden
 from envs.trigolden.state import ARBITRATION, ONGOING, TriGoldenState
 
-Policy = Callable[[TriGolden, TriGoldenState, np.random.Generator], int]
+if TYPE_CHECKING:  # game.py scores matches with this module
+    from envs.trigolden.game import TriGolden
+
+Policy = Callable[["TriGolden", TriGoldenState, np.random.Generator], int]
 MATCH_PLAYERS = ("A", "B")
 
 

@@ -38,6 +38,35 @@ function optionValue(opt, form) {
   return choice !== undefined ? choice : raw;
 }
 
+/** The options that differ from the catalogue's defaults, in words ("scoring trigolden"). */
+function describeOptions(game, options) {
+  return game.options
+    .filter((opt) => opt.name in options && options[opt.name] !== opt.default)
+    .map((opt) => `${opt.name} ${options[opt.name]}`)
+    .join(', ');
+}
+
+/** Set the option fields to ``options``, the others to their defaults. */
+function applyOptions(game, form, options) {
+  for (const opt of game.options) {
+    const el = form.querySelector(`[name="${opt.name}"]`);
+    const value = opt.name in options ? options[opt.name] : opt.default;
+    if (opt.type === 'bool') el.checked = Boolean(value);
+    else el.value = String(value ?? '');
+  }
+}
+
+/** One button per other configuration with trained levels: it chooses those options. */
+function variantButtons(game, levels, onChoose) {
+  if (!levels.variants || levels.variants.length === 0) return null;
+  return h('div', { class: 'variants' },
+    h('span', { class: 'field-name' }, 'trained AI levels also for'),
+    levels.variants.map((v) => h('button', {
+      type: 'button', class: 'variant-choice', dataset: { variant: v.key },
+      onclick: () => onChoose(v.options),
+    }, describeOptions(game, v.options) || v.key)));
+}
+
 function seatInput(seat, levels) {
   const options = [h('option', { value: 'human' }, 'Human')];
   for (const lv of levels.levels) {
@@ -143,7 +172,11 @@ export async function renderStart(root, onCreated) {
     const seatsBox = h('fieldset', { class: 'seats' }, h('legend', {}, 'Players'),
       game.players.map((seat) => seatInput(seat, levels)));
     const optionsBox = game.options.length
-      ? h('fieldset', {}, h('legend', {}, 'Options'), game.options.map(optionInput))
+      ? h('fieldset', {}, h('legend', {}, 'Options'), game.options.map(optionInput),
+        variantButtons(game, levels, (options) => {
+          applyOptions(game, form, options);
+          optionsBox.dispatchEvent(new Event('change'));
+        }))
       : null;
     // Other options may have other trained levels: the seats offer those of the chosen options.
     optionsBox?.addEventListener('change', async () => {
