@@ -10,8 +10,9 @@ import pytest
 
 from envs import make_game
 from envs.core import ConfigError
+from envs.trigolden.state import FINISHED
 from training.arena import MatchResult, fit_elo, format_table, play_match, round_robin
-from training.players import RandomPlayer, make_player
+from training.players import Player, RandomPlayer, make_player
 
 
 def _synthetic(true_elo: list[float], games: int, draw_rate: float, seed: int) -> list[MatchResult]:
@@ -112,7 +113,7 @@ def test_player_specs() -> None:
     assert a.top and abs(sum(prob for _, prob in a.top) - 1) < 1e-5
 
 
-class _LowestAction(RandomPlayer):
+class _LowestAction(Player):
     """Always the lowest legal action: a deterministic, recognisable opener."""
 
     def select_actions(self, game, states, rng):  # type: ignore[no-untyped-def]
@@ -141,7 +142,7 @@ def test_trigolden_is_scored_by_matches_of_two_games() -> None:
         assert game.is_terminal(first) and game.is_terminal(second)
         r = score_match([first, second])
         tally[0 if r[0] > r[1] else 2 if r[1] > r[0] else 1] += 1
-        if first.outcome == 1 and second.outcome == 1:  # both finished on points
+        if first.outcome == second.outcome == FINISHED:  # both ended on points
             totals = (first.scores[0] + second.scores[1], first.scores[1] + second.scores[0])
             assert np.sign(r[0]) == np.sign(totals[0] - totals[1])
     assert tally == [wa, d, wb]

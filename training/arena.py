@@ -199,24 +199,25 @@ def _round_robin_parallel(
     check_games(game, games_per_pair)
     if games_per_pair < 1:
         raise ValueError(f"a pair plays at least one game, got {games_per_pair}")
-    tally = {pair: [0, 0, 0, 0] for pair in pairs}
-    left = {pair: 0 for pair in pairs}
+    starts = range(0, games_per_pair, chunk)
+    played: dict[tuple[int, int], list[tuple[int, int, int, int]]] = {pair: [] for pair in pairs}
     results: dict[tuple[int, int], MatchResult] = {}
     ctx = mp.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as pool:
-        futures = {}
-        for i, j in pairs:
-            for c, start in enumerate(range(0, games_per_pair, chunk)):
-                size = min(chunk, games_per_pair - start)
-                task = (game, players[i], players[j], size, [seed, i, j, c], opening_plies)
-                futures[pool.submit(_play_chunk, task)] = (i, j)
-                left[(i, j)] += 1
+        futures = {
+            pool.submit(
+                _play_chunk,
+                (game, players[i], players[j], min(chunk, games_per_pair - start),
+                 [seed, i, j, c], opening_plies),
+            ): (i, j)
+            for i, j in pairs
+            for c, start in enumerate(starts)
+        }
         for fut in as_completed(futures):
             pair = futures[fut]
-            tally[pair] = [x + y for x, y in zip(tally[pair], fut.result())]
-            left[pair] -= 1
-            if left[pair] == 0:
-                wi, d, wj, plies = tally[pair]
+            played[pair].append(fut.result())
+            if len(played[pair]) == len(starts):  # the pair's last chunk
+                wi, d, wj, plies = (sum(column) for column in zip(*played[pair]))
                 results[pair] = MatchResult(pair[0], pair[1], wi, d, wj, plies)
                 if on_result is not None:
                     on_result(results[pair])
