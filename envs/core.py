@@ -93,6 +93,8 @@ class GameSpec:
             scale counts into it (e.g. pieces in hand / pieces per side).
         turn_seconds: default seconds per turn in sessions, from the rules' Timer section;
             None when the rules define no turn timer (see :meth:`Game.time_out`).
+        pass_action: the action that passes the turn, for games where passing is a move
+            (self-play can keep it out of the early game); None when there is none.
     """
 
     id: str
@@ -104,6 +106,7 @@ class GameSpec:
     num_symmetries: int = 1
     observation_range: tuple[float, float] = (0.0, 1.0)
     turn_seconds: float | None = None
+    pass_action: int | None = None
 
     @property
     def num_players(self) -> int:

@@ -255,6 +255,31 @@ def test_policy_target_is_a_distribution_over_legal_actions() -> None:
         assert game.legal_mask(s)[r.action]
 
 
+def test_root_masks_keep_the_root_to_the_allowed_actions() -> None:
+    game = make_game("jiugong")
+    s = game.initial_state()
+    legal = np.flatnonzero(game.legal_mask(s))
+    allowed = np.zeros(game.spec.num_actions, dtype=bool)
+    allowed[legal[1:]] = True  # all but the first
+    for cfg in (SearchConfig(simulations=8), SearchConfig(algorithm="puct", simulations=8)):
+        free, kept = search(
+            game, [s, s], UniformEvaluator(), cfg, np.random.default_rng(0),
+            root_masks=[None, allowed],
+        )
+        assert free.policy[legal[0]] > 0
+        assert kept.policy[legal[0]] == 0 and kept.visits[legal[0]] == 0
+        assert kept.policy.sum() == pytest.approx(1.0, abs=1e-5)
+        assert kept.action in legal[1:]
+    # A mask that keeps no legal action restricts nothing: a player always has a move.
+    none_legal = ~game.legal_mask(s)
+    r = search(game, [s], UniformEvaluator(), SearchConfig(simulations=8),
+               np.random.default_rng(0), root_masks=[none_legal])[0]
+    assert np.count_nonzero(r.policy) == len(legal)
+    with pytest.raises(ValueError, match="root masks"):
+        search(game, [s], UniformEvaluator(), SearchConfig(), np.random.default_rng(0),
+               root_masks=[None, None])
+
+
 def test_zero_simulations_follow_the_prior() -> None:
     game = make_game("jiugong")
     s = game.initial_state()

@@ -293,7 +293,7 @@ def test_random_moves_through_the_game_learn_the_search_value(monkeypatch) -> No
     import training.selfplay as selfplay
     from training.search import SearchResult
 
-    def fixed_search(game, states, evaluator, cfg, rng):  # type: ignore[no-untyped-def]
+    def fixed_search(game, states, evaluator, cfg, rng, root_masks=None):  # type: ignore[no-untyped-def]
         out = []
         for s in states:
             legal = np.flatnonzero(game.legal_mask(s))
@@ -308,3 +308,29 @@ def test_random_moves_through_the_game_learn_the_search_value(monkeypatch) -> No
     assert np.all(_play(random_move_probability=1.0).value == np.float32(0.125))
     # No random move (value_target_mix 0): every sample learns the game's result.
     assert set(_play(random_move_probability=0.0).value.tolist()) <= {-1.0, 0.0, 1.0}
+
+
+def test_no_pass_before_the_configured_ply() -> None:
+    """Self-play on 9x9 Go: before ``pass_after_ply`` the pass gets no policy target and is
+    never played, yet it stays in the recorded legal mask (so the net learns not to pass)."""
+    from training.config import SearchConfig, SelfPlayConfig
+    from training.selfplay import play_games
+
+    game = make_game("stereo_go", board="9x9", max_moves=30)
+    pass_action = game.spec.pass_action
+    assert pass_action == 81
+    cfg = SearchConfig(simulations=4, max_considered=4)
+
+    def play(pass_after_ply: int, opening: int):  # type: ignore[no-untyped-def]
+        sp = SelfPlayConfig(workers=0, batch_games=4, random_opening_plies=opening,
+                            random_move_probability=0.2, pass_after_ply=pass_after_ply)
+        return play_games(game, _CountingEvaluator(), cfg, sp, 4, np.random.default_rng(1))
+
+    free = play(0, 0)
+    assert np.all(free.mask[:, pass_action])
+    assert np.all(free.policy[:, pass_action] > 0)  # Gumbel's target covers every root action
+    ruled = play(30, 10)
+    assert len(ruled.policy) > 0
+    assert np.all(ruled.mask[:, pass_action])
+    assert np.all(ruled.policy[:, pass_action] == 0)
+    assert ruled.plies == 4 * 30  # no two passes ended a game early: all ran to the cap

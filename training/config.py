@@ -109,6 +109,12 @@ class SelfPlayConfig(_Frozen):
     temperature: float = Field(1.0, ge=0.0)
     temperature_plies: int = Field(0, ge=0)
     max_plies: int | None = Field(None, ge=1)
+    # Games with a pass move (Stereo Go): self-play passes only from this ply on, unless
+    # passing is the only legal move (0 = no restriction). Early random-ish self-play games
+    # otherwise end in two passes and the net learns to pass (measured, docs/training.md).
+    # The recorded legal mask keeps the pass, so the net learns a near-zero pass probability
+    # for the early game instead of leaving it untrained.
+    pass_after_ply: int = Field(0, ge=0)
 
 
 class ReplayConfig(_Frozen):

@@ -83,9 +83,16 @@ class Node:
         self.proven: list[float] | None = self.returns
 
     def expand(
-        self, game: Game, prior_full: np.ndarray, value: float, temperature: float = 1.0
+        self,
+        game: Game,
+        prior_full: np.ndarray,
+        value: float,
+        temperature: float = 1.0,
+        allowed: np.ndarray | None = None,
     ) -> None:
-        actions = np.flatnonzero(game.legal_mask(self.state))
+        """Create the edges: every legal action, or those of them that ``allowed`` keeps
+        (when it keeps any)."""
+        actions = np.flatnonzero(restrict_mask(game.legal_mask(self.state), allowed))
         p = prior_full[actions].astype(np.float64)
         if temperature != 1.0:
             p = np.power(p, 1.0 / temperature)
@@ -111,6 +118,15 @@ class Node:
     def q(self) -> list[float]:
         """Mean value of each visited edge for this node's player (0 where unvisited)."""
         return [w / n if n else 0.0 for n, w in zip(self.N, self.W)]
+
+
+def restrict_mask(legal: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
+    """The legal actions that ``allowed`` keeps; all of them when it keeps none (a rule for
+    the players' choice never leaves a player without a move)."""
+    if allowed is None:
+        return legal
+    kept = legal & allowed
+    return kept if kept.any() else legal
 
 
 @dataclass
@@ -457,22 +473,28 @@ def search(
     evaluator: Evaluator,
     cfg: SearchConfig,
     rng: np.random.Generator,
+    root_masks: Sequence[np.ndarray | None] | None = None,
 ) -> list[SearchResult]:
     """Search every (non-terminal) state in ``states`` together; one result per state.
 
     Leaves of all trees go to ``evaluator`` in one batch per simulation step.
+    ``root_masks`` (one boolean mask or None per state) keeps each root to some of its legal
+    actions, e.g. self-play's no-pass rule for the early game; the tree below is unchanged.
     """
     for s in states:
         if game.is_terminal(s):
             raise ValueError("cannot search a terminal state")
+    masks = list(root_masks) if root_masks is not None else [None] * len(states)
+    if len(masks) != len(states):
+        raise ValueError(f"{len(masks)} root masks for {len(states)} states")
     if cfg.rollout_mix > 0.0:
         evaluator = RolloutMixEvaluator(evaluator, cfg.rollout_mix, rng, cfg.rollout_max_plies)
     trees = [_Tree(game, s, cfg, rng) for s in states]
     if not trees:
         return []
     priors, values = evaluator.evaluate(game, [t.root.state for t in trees])
-    for t, p, v in zip(trees, priors, values):
-        t.root.expand(game, p, float(v), cfg.policy_temperature)
+    for t, p, v, m in zip(trees, priors, values, masks):
+        t.root.expand(game, p, float(v), cfg.policy_temperature, m)
         t.prepare_root()
     for sim in range(cfg.simulations):
         pending = [t for t in trees if t.select_leaf(sim) is not None]

@@ -23,7 +23,7 @@ import numpy as np
 from envs import Game, make_game
 from training.config import NetworkConfig, SearchConfig, SelfPlayConfig
 from training.evaluator import Evaluator, NetworkEvaluator
-from training.search import SearchResult, search
+from training.search import SearchResult, restrict_mask, search
 
 
 @dataclass
@@ -102,8 +102,8 @@ def play_games(
         if not sp.search_opening:
             for slot in slots:  # random opening plies: no search, no samples
                 while slot.ply < slot.opening and not game.is_terminal(slot.state):
-                    legal = np.flatnonzero(game.legal_mask(slot.state))
-                    slot.state = game.apply(slot.state, int(legal[rng.integers(len(legal))]))
+                    action = _random_action(game, slot, sp, rng)
+                    slot.state = game.apply(slot.state, action)
                     slot.ply += 1
         live = []
         for slot in slots:
@@ -140,7 +140,10 @@ def play_games(
             ):
                 if not part:
                     continue
-                found = search(game, [x.state for x in part], evaluator, part_cfg, rng)
+                masks = [_allowed_actions(game, x, sp) for x in part]
+                found = search(
+                    game, [x.state for x in part], evaluator, part_cfg, rng, root_masks=masks
+                )
                 for slot, res in zip(part, found):
                     searched += _advance(game, slot, res, group is opening, record, sp, rng)
     shape = (0, *spec.observation_shape)
@@ -172,6 +175,27 @@ def _playout_cap(
     return [x for x, f in zip(group, draw) if f], [x for x, f in zip(group, draw) if not f]
 
 
+def _allowed_actions(game: Game, slot: _Slot, sp: SelfPlayConfig) -> np.ndarray | None:
+    """The actions self-play may choose from in this game's position, beyond legality:
+    no pass before ``sp.pass_after_ply`` (None = no restriction)."""
+    pass_action = game.spec.pass_action
+    if pass_action is None or slot.ply >= sp.pass_after_ply:
+        return None
+    allowed = np.ones(game.spec.num_actions, dtype=bool)
+    allowed[pass_action] = False
+    return allowed
+
+
+def _random_action(
+    game: Game, slot: _Slot, sp: SelfPlayConfig, rng: np.random.Generator
+) -> int:
+    """A uniformly random legal action that self-play may choose (a pass only when it is
+    the only legal move in the no-pass part of the game)."""
+    legal = restrict_mask(game.legal_mask(slot.state), _allowed_actions(game, slot, sp))
+    choices = np.flatnonzero(legal)
+    return int(choices[rng.integers(len(choices))])
+
+
 def _advance(
     game: Game,
     slot: _Slot,
@@ -192,10 +216,7 @@ def _advance(
             (game.observation(s), game.legal_mask(s), res.policy, game.to_play(s), res.value,
              random_move)
         )
-    action = res.action
-    if random_move:
-        legal = np.flatnonzero(game.legal_mask(s))
-        action = int(legal[rng.integers(len(legal))])
+    action = _random_action(game, slot, sp, rng) if random_move else res.action
     slot.state = game.apply(s, action)
     slot.ply += 1
     return 1 if record else 0

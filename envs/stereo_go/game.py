@@ -214,6 +214,7 @@ class StereoGo(Game[StereoGoState]):
             observation_shape=(K.NUM_PLANES, rows, cols),
             max_length=self.max_moves,
             num_symmetries=self.board.num_symmetries,
+            pass_action=n,
         )
         # Identity symmetry tables as one gather each, for apply_symmetry.
         self._sym_actions = np.empty((self.board.num_symmetries, n + 1), dtype=np.int64)
