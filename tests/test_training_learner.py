@@ -229,6 +229,48 @@ def test_replay_ring_and_persistence(tmp_path: Path) -> None:
         ReplayBuffer(game, capacity=9).load(tmp_path / "b.npz")
 
 
+def test_replay_saves_binary_observations_as_bits(tmp_path: Path) -> None:
+    """0/1 planes (Stereo Go) go to disk as packed bits, uncompressed, and come back equal;
+    buffers in the earlier layout (float observations, bool masks, compressed) still load."""
+    game = make_game("stereo_go", board="9x9")
+    rng = np.random.default_rng(0)
+    states = [game.initial_state()]
+    for _ in range(9):
+        legal = np.flatnonzero(game.legal_mask(states[-1])[:-1])
+        states.append(game.apply(states[-1], int(legal[rng.integers(len(legal))])))
+    obs = np.stack([game.observation(s) for s in states])
+    mask = np.stack([game.legal_mask(s) for s in states])
+    pol = (mask / mask.sum(axis=1, keepdims=True)).astype(np.float32)
+    buf = ReplayBuffer(game, capacity=16)
+    buf.add(obs, mask, pol, np.linspace(-1, 1, 10, dtype=np.float32))
+    assert buf.binary_obs
+    buf.save(tmp_path / "b.npz")
+    with np.load(tmp_path / "b.npz") as data:
+        assert "obs_bits" in data and "obs" not in data
+    back = ReplayBuffer(game, capacity=16)
+    back.load(tmp_path / "b.npz")
+    for name in ("obs", "mask", "policy", "value"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(buf, name))
+    assert (back.size, back.next, back.added, back.binary_obs) == (10, 10, 10, True)
+
+    np.savez_compressed(tmp_path / "old.npz", obs=obs, mask=mask, policy=pol,
+                        value=buf.value[:10], meta=np.array([16, 10, 10]))
+    old = ReplayBuffer(game, capacity=16)
+    old.load(tmp_path / "old.npz")
+    np.testing.assert_array_equal(old.obs, buf.obs)
+    np.testing.assert_array_equal(old.mask, buf.mask)
+
+    half = obs.copy()
+    half[0, 0, 0, 0] = 0.5  # one value that is not a bit: the float path, exact
+    buf.add(half[:1], mask[:1], pol[:1], np.zeros(1, np.float32))
+    assert not buf.binary_obs
+    buf.save(tmp_path / "c.npz")
+    again = ReplayBuffer(game, capacity=16)
+    again.load(tmp_path / "c.npz")
+    np.testing.assert_array_equal(again.obs, buf.obs)
+    assert not again.binary_obs
+
+
 def test_replay_symmetry_keeps_obs_mask_policy_consistent() -> None:
     """A mirrored sample must be the sample of the mirrored position."""
     game = make_game("jiugong")

@@ -3,6 +3,11 @@
 Symmetry augmentation happens when sampling (a random symmetry of the game per sample, through
 ``game.apply_symmetry``), so the buffer stores each position once. The buffer is saved next to
 each checkpoint (``.npz``) so that a resumed run trains on exactly the data it had.
+
+Saving is on the training loop's path every iteration. Observations made of 0s and 1s only
+(Stereo Go's planes) are stored as packed bits and the file is not compressed: a full Stereo Go
+buffer (100,000 samples, 1.7 GB of float32 planes) took 16 s to save with zlib, a quarter of
+an iteration on 2 cores.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ class ReplayBuffer:
         self.size = 0
         self.next = 0  # ring position of the next write
         self.added = 0  # samples ever added
+        self.binary_obs = True  # every observation added so far is 0/1 (saved as bits)
 
     def __len__(self) -> int:
         return self.size
@@ -40,6 +46,8 @@ class ReplayBuffer:
             m = chunk.stop - chunk.start
             idx = (self.next + np.arange(m)) % self.capacity
             self.obs[idx] = obs[chunk]
+            if self.binary_obs:
+                self.binary_obs = bool(((obs[chunk] == 0) | (obs[chunk] == 1)).all())
             self.mask[idx] = mask[chunk]
             self.policy[idx] = policy[chunk]
             self.value[idx] = value[chunk]
@@ -68,30 +76,56 @@ class ReplayBuffer:
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp.npz")
         n = self.size
-        np.savez_compressed(
-            tmp,
-            obs=self.obs[:n],
-            mask=self.mask[:n],
-            policy=self.policy[:n],
-            value=self.value[:n],
-            meta=np.array([self.capacity, self.next, self.added], dtype=np.int64),
-        )
+        arrays = {
+            "mask_bits": np.packbits(self.mask[:n], axis=None),
+            "policy": self.policy[:n],
+            "value": self.value[:n],
+            "meta": np.array([self.capacity, self.next, self.added], dtype=np.int64),
+        }
+        if self.binary_obs:
+            arrays["obs_bits"] = np.packbits(self.obs[:n].astype(bool), axis=None)
+            np.savez(tmp, **arrays)
+        else:
+            np.savez_compressed(tmp, obs=self.obs[:n], **arrays)
         os.replace(tmp, path)
 
     def load(self, path: str | Path) -> None:
         try:
             with np.load(path) as data:
-                obs, mask = data["obs"], data["mask"]
                 policy, value, meta = data["policy"], data["value"], data["meta"]
+                n = len(policy)
+                if policy.shape[1:] != self.policy.shape[1:]:
+                    raise QizeroError(
+                        f"replay buffer {path} was written for another game or config"
+                    )
+                obs_shape, mask_shape = (n, *self.obs.shape[1:]), (n, self.mask.shape[1])
+                binary = "obs_bits" in data
+                if binary:
+                    obs = _unpack(data["obs_bits"], obs_shape).astype(np.float32)
+                else:  # compressed float observations (and buffers of earlier versions)
+                    obs = data["obs"]
+                    binary = bool(((obs == 0) | (obs == 1)).all())
+                if "mask_bits" in data:
+                    mask = _unpack(data["mask_bits"], mask_shape).astype(bool)
+                else:
+                    mask = data["mask"]
         except (OSError, KeyError, ValueError) as exc:
             raise QizeroError(f"cannot read replay buffer {path}: {exc}") from None
-        if obs.shape[1:] != self.obs.shape[1:] or policy.shape[1:] != self.policy.shape[1:]:
+        if obs.shape != obs_shape or mask.shape != mask_shape:
             raise QizeroError(f"replay buffer {path} was written for another game or config")
         capacity, nxt, added = (int(x) for x in meta)
-        n = len(obs)
         if capacity != self.capacity or n > self.capacity:
             raise QizeroError(
                 f"replay buffer {path} has capacity {capacity}; the config says {self.capacity}"
             )
         self.obs[:n], self.mask[:n], self.policy[:n], self.value[:n] = obs, mask, policy, value
         self.size, self.next, self.added = n, nxt, added
+        self.binary_obs = binary
+
+
+def _unpack(bits: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Bits saved with ``np.packbits(..., axis=None)`` back into an array of ``shape``."""
+    count = int(np.prod(shape))
+    if bits.size * 8 < count:
+        raise ValueError(f"{bits.size} bytes of bits cannot fill shape {shape}")
+    return np.unpackbits(bits, count=count).reshape(shape)
