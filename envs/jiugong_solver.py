@@ -231,11 +231,13 @@ def get_solver(cache: str | None = None) -> JiugongSolver:
     return solver
 
 
+def solver_move(game: Jiugong, state: JiugongState, rng: np.random.Generator) -> int:
+    """A perfect player: a random choice among the optimal actions. A module-level function, so
+    that arena worker processes can receive it (each loads the cached table once)."""
+    return int(rng.choice(get_solver().optimal_actions(state)))
+
+
 def solver_policy() -> Any:
-    """A perfect player: a random choice among the optimal actions."""
-    solver = get_solver()
-
-    def policy(game: Jiugong, state: JiugongState, rng: np.random.Generator) -> int:
-        return int(rng.choice(solver.optimal_actions(state)))
-
-    return policy
+    """:func:`solver_move`, with the table loaded (or built) now rather than on the first move."""
+    get_solver()
+    return solver_move

@@ -188,3 +188,18 @@ def test_parallel_round_robin_does_not_depend_on_the_number_of_workers() -> None
         round_robin(game, players, 6, workers=1, chunk=3)
     with pytest.raises(ValueError, match="workers"):
         round_robin(game, players, 6, workers=-1)
+
+
+def test_arena_command_plays_the_solver_in_worker_processes(tmp_path, capsys) -> None:
+    """Every player spec crosses to a worker process (the solver once could not be pickled);
+    ``--chunk`` sets the games a worker plays at once, and a bad chunk is a plain error."""
+    from qizero_cli import main
+
+    out = tmp_path / "arena.json"
+    argv = ["arena", "jiugong", "solver", "random", "--games", "8", "--workers", "1",
+            "--chunk", "4", "--json", str(out)]
+    assert main(argv) == 0
+    (match,) = json.loads(out.read_text())["matches"]
+    assert match["wins_j"] == 0 and match["wins_i"] + match["draws"] == 8
+    assert main(argv[:-2] + ["--chunk", "3"]) == 2
+    assert "chunk must be an even number" in capsys.readouterr().err

@@ -37,8 +37,13 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
 def add_workers_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--workers", type=int, default=0,
-        help="play in this many processes, the games cut into seeded chunks of two "
+        help="play in this many processes, the games cut into seeded chunks of --chunk "
         "(results independent of the number; 0: in this process)",
+    )
+    p.add_argument(
+        "--chunk", type=int, default=2,
+        help="games a worker plays at once, batching its network calls (even; results depend "
+        "on it; default 2)",
     )
 
 
@@ -121,6 +126,7 @@ def run_arena(args: argparse.Namespace) -> int:
         on_result=lambda r: print(format_matches(names, [r]), flush=True),
         opening_plies=args.opening_plies,
         workers=args.workers,
+        chunk=args.chunk,
     )
     ratings = fit_elo(len(players), results, anchor=anchor)
     print()
@@ -168,7 +174,14 @@ def run_levels(args: argparse.Namespace) -> int:
     game = make_game(cfg.game.id, **cfg.game.options)
     out = Path(args.out) if args.out else levels_folder(game, REPO / "checkpoints")
     report = build_levels(
-        cfg, run, out, games_per_pair=args.games, seed=args.seed, log=print, workers=args.workers
+        cfg,
+        run,
+        out,
+        games_per_pair=args.games,
+        seed=args.seed,
+        log=print,
+        workers=args.workers,
+        chunk=args.chunk,
     )
     print(report.summary())
     return 0 if report.ordered else 1
@@ -240,7 +253,7 @@ def run_curve(args: argparse.Namespace) -> int:
         raise ConfigError("--points and --games must be at least 1")
     curve = elo_curve(
         cfg, run, args.points, args.games, args.simulations, args.seed, args.opening_plies,
-        workers=args.workers,
+        workers=args.workers, chunk=args.chunk,
     )
     options = ", ".join(f"{k} {v}" for k, v in cfg.game.options.items())
     title = f"{cfg.game.id} ({options})" if options else cfg.game.id

@@ -98,6 +98,7 @@ def elo_curve(
     opening_plies: int | None = None,
     log: Callable[[str], Any] = print,
     workers: int = 0,
+    chunk: int = 2,
 ) -> Curve:
     """Rate ``points`` checkpoints of a run against the anchors and each other."""
     run_dir = Path(run_dir)
@@ -128,7 +129,7 @@ def elo_curve(
     plies = cfg.levels.opening_plies if opening_plies is None else opening_plies
     results = round_robin(
         game, players, games, seed=seed, pairs=pairs, on_result=show, opening_plies=plies,
-        workers=workers,
+        workers=workers, chunk=chunk,
     )
     ratings = fit_elo(len(players), results, anchor=0)
     points = [

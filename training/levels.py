@@ -117,6 +117,7 @@ def build_levels(
     seed: int = 0,
     log: Callable[[str], Any] = print,
     workers: int = 0,
+    chunk: int = 2,
 ) -> LevelsReport:
     lv = cfg.levels
     if len(lv.ladder) < 1:
@@ -195,6 +196,7 @@ def build_levels(
         opening_plies=lv.opening_plies,
         on_result=lambda r: log(format_matches(names, [r])),
         workers=workers,
+        chunk=chunk,
     )
     log(f"({time.monotonic() - t0:.0f} s)")
     ratings = fit_elo(n, results, anchor=0)
@@ -232,6 +234,7 @@ def build_levels(
             "pairs": lv.pairs,
             "opening_plies": lv.opening_plies,
             "seed": seed,
+            "chunk": chunk if workers > 0 else None,
             "players": names,
             "elo": [round(float(x), 1) for x in ratings.elo],
             "elo_ci": [[round(a, 1), round(b, 1)] for a, b in (ratings.ci(k) for k in range(n))],
