@@ -1,10 +1,13 @@
 """A qizero player against GNU Go over GTP: N games, colours alternating, win rate printed.
 
 Run: ``.venv/bin/python bench/gnugo_match.py PLAYER [--level L] [--games N] [--board 9x9]
-[--komi 7.5] [--max-moves M] [--seed S]``, e.g. ``bench/gnugo_match.py net:PATH:64 --level 10``.
+[--komi 7.5] [--max-moves M] [--opening-plies K] [--seed S]``, e.g.
+``bench/gnugo_match.py net:PATH:64 --level 10``.
 PLAYER is a spec of ``training.players.make_player`` served by ``qizero gtp`` (a subprocess,
 so the whole GTP path is exercised). Both programs only propose moves: the Stereo Go engine
 referees (legality, positional superko, the move cap, Tromp-Taylor area score with the komi).
+Games 2m and 2m + 1 start from the same K uniformly random moves (default 4), colours swapped:
+both programs are deterministic, so without them the match would replay two games.
 Prints one line per game and the qizero win rate with its 95 % Wilson interval (a game
 the referee had to stop, e.g. GNU Go breaking positional superko, is void and not counted).
 """
@@ -22,7 +25,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from training.gtp import GtpClient, GtpError, format_score, play_game  # noqa: E402
+import numpy as np  # noqa: E402
+
+from training.gtp import (  # noqa: E402
+    GtpClient,
+    GtpError,
+    format_score,
+    play_game,
+    random_opening,
+)
 
 
 def find_gnugo() -> str | None:
@@ -63,8 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--board", default="9x9")
     ap.add_argument("--komi", type=float, default=7.5)
     ap.add_argument("--max-moves", type=int, default=0, help="move cap (0 = 2 x points)")
+    ap.add_argument("--opening-plies", type=int, default=4,
+                    help="random moves that open each pair of games (0 = none)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    if args.opening_plies < 0:
+        ap.error("--opening-plies must be >= 0")
     gnugo = find_gnugo()
     if gnugo is None:
         print("gnugo is not installed (apt-get install gnugo)", file=sys.stderr)
@@ -77,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.games):
             qz_black = i % 2 == 0
             black, white = (qz, gg) if qz_black else (gg, qz)
+            opening = random_opening(args.board, args.opening_plies,
+                                     np.random.default_rng([args.seed, i // 2]), args.komi)
             try:
-                rec = play_game(black, white, args.board, args.komi, args.max_moves)
+                rec = play_game(black, white, args.board, args.komi, args.max_moves, opening)
             except GtpError as exc:  # e.g. GNU Go (simple ko only) breaking positional superko
                 void += 1
                 print(f"game {i + 1}: void: {exc}", flush=True)
@@ -88,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             wins += won
             result = "resign" if rec.margin is None else format_score(rec.margin)
             print(f"game {i + 1}: qizero {'black' if qz_black else 'white'}, "
+                  f"opening {' '.join(opening) or '-'}, "
                   f"{len(rec.moves)} moves, end {rec.end}, {result}: "
                   f"{'qizero' if won else 'gnugo'} wins", flush=True)
     lo, hi = wilson(wins, played)

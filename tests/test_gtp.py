@@ -6,11 +6,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from envs import make_game
+from envs.core import ConfigError
 from training.config import config_from_dict
-from training.gtp import GtpClient, GtpEngine, GtpError, format_score, play_game
+from training.gtp import (
+    GtpClient,
+    GtpEngine,
+    GtpError,
+    format_score,
+    play_game,
+    random_opening,
+)
 from training.learner import Learner, checkpoint_path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -148,6 +157,33 @@ def test_subprocess_session() -> None:
         with pytest.raises(GtpError, match="illegal move"):
             qz("play w E5")
     assert qz.proc.returncode == 0
+
+
+def test_random_opening_is_legal_reproducible_and_never_passes() -> None:
+    game = make_game("stereo_go", board="9x9")
+    openings = [random_opening("9x9", 6, np.random.default_rng(seed)) for seed in range(20)]
+    assert openings[3] == random_opening("9x9", 6, np.random.default_rng(3))
+    assert len({tuple(o) for o in openings}) == 20
+    for opening in openings:
+        state = game.initial_state()
+        for move in opening:  # IllegalMove if one is not legal in turn
+            assert move != "pass"
+            state = game.play(state, move)
+        assert len(opening) == 6 and not game.is_terminal(state)
+    assert random_opening("9x9", 0, np.random.default_rng(0)) == []
+    with pytest.raises(ConfigError, match="opening plies"):
+        random_opening("9x9", -1, np.random.default_rng(0))
+
+
+def test_play_game_from_an_opening() -> None:
+    """Both programs get the opening with ``play``; the record starts with it."""
+    with GtpClient(_qizero("random", "--board", "9x9", "--seed", "1"), cwd=str(REPO)) as b, \
+            GtpClient(_qizero("random", "--board", "9x9", "--seed", "2"), cwd=str(REPO)) as w:
+        rec = play_game(b, w, "9x9", 7.5, max_moves=30, opening=["E5", "D4", "F6"])
+        assert rec.moves[:3] == ["E5", "D4", "F6"] and len(rec.moves) <= 30
+        assert rec.end in ("passes", "move_cap")
+        with pytest.raises(GtpError, match="the opening has an illegal move"):
+            play_game(b, w, "9x9", 7.5, max_moves=30, opening=["E5", "E5"])
 
 
 def test_cli_refuses_other_games() -> None:

@@ -305,15 +305,41 @@ class GameRecord:
     margin: float | None  # black - white - komi (Tromp-Taylor area); None after a resignation
 
 
+def random_opening(
+    board: str, plies: int, rng: np.random.Generator, komi: float = 7.5
+) -> list[str]:
+    """``plies`` uniformly random legal moves, passes excluded, from the empty board.
+
+    Why: two deterministic programs (a network at temperature 0, GNU Go with a fixed seed)
+    replay one game per colour; games from different random openings measure more than two.
+    """
+    if plies < 0:
+        raise ConfigError(f"opening plies must be >= 0, got {plies}")
+    game = make_game("stereo_go", board=board, komi=komi, rules="area")
+    state = game.initial_state()
+    moves: list[str] = []
+    for _ in range(plies):
+        legal = np.flatnonzero(game.legal_mask(state))
+        legal = legal[legal != game.spec.pass_action]
+        if game.is_terminal(state) or legal.size == 0:
+            break
+        action = int(legal[rng.integers(legal.size)])
+        moves.append(game.action_to_move(state, action))
+        state = game.apply(state, action)
+    return moves
+
+
 def play_game(
     black: GtpClient, white: GtpClient, board: str = "9x9", komi: float = 7.5,
-    max_moves: int = 0,
+    max_moves: int = 0, opening: Sequence[str] = (),
 ) -> GameRecord:
     """Referee one game between two GTP programs on this engine (area rules, Tromp-Taylor).
 
-    Both programs get ``boardsize``, ``clear_board`` and ``komi``; each ``genmove`` answer is
-    checked by the engine and relayed to the other program with ``play``. The game ends at two
-    passes, at the engine's move cap (``max_moves``, 0 = 2 × points) or on ``resign``.
+    Both programs get ``boardsize``, ``clear_board`` and ``komi``, then the ``opening`` moves
+    (black first) with ``play``; each ``genmove`` answer is checked by the engine and relayed to
+    the other program with ``play``. The game ends at two passes, at the engine's move cap
+    (``max_moves``, 0 = 2 × points) or on ``resign``. ``moves`` in the record include the
+    opening.
     """
     game = make_game("stereo_go", board=board, komi=komi, rules="area", max_moves=max_moves)
     size = board.split("x")[0]
@@ -325,6 +351,15 @@ def play_game(
     state = game.initial_state()
     moves: list[str] = []
     clients = (black, white)
+    for move in opening:
+        colour = "bw"[game.to_play(state)]
+        try:
+            state = game.play(state, move)
+        except IllegalMove as exc:
+            raise GtpError(f"the opening has an illegal move: {exc}") from None
+        moves.append(move)
+        for client in clients:
+            client(f"play {colour} {move}")
     while not game.is_terminal(state):
         mover = game.to_play(state)
         colour = "bw"[mover]
