@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             qz_black = i % 2 == 0
             black, white = (qz, gg) if qz_black else (gg, qz)
             opening = random_opening(args.board, args.opening_plies,
-                                     np.random.default_rng([args.seed, i // 2]), args.komi)
+                                     np.random.default_rng([args.seed, i // 2]))
             try:
                 rec = play_game(black, white, args.board, args.komi, args.max_moves, opening)
             except GtpError as exc:  # e.g. GNU Go (simple ko only) breaking positional superko

@@ -182,6 +182,8 @@ def test_play_game_from_an_opening() -> None:
         rec = play_game(b, w, "9x9", 7.5, max_moves=30, opening=["E5", "D4", "F6"])
         assert rec.moves[:3] == ["E5", "D4", "F6"] and len(rec.moves) <= 30
         assert rec.end in ("passes", "move_cap")
+        # Both programs saw the same game as the referee, opening included.
+        assert b("final_score") == w("final_score") == format_score(rec.margin)
         with pytest.raises(GtpError, match="the opening has an illegal move"):
             play_game(b, w, "9x9", 7.5, max_moves=30, opening=["E5", "E5"])
 

@@ -305,9 +305,7 @@ class GameRecord:
     margin: float | None  # black - white - komi (Tromp-Taylor area); None after a resignation
 
 
-def random_opening(
-    board: str, plies: int, rng: np.random.Generator, komi: float = 7.5
-) -> list[str]:
+def random_opening(board: str, plies: int, rng: np.random.Generator) -> list[str]:
     """``plies`` uniformly random legal moves, passes excluded, from the empty board.
 
     Why: two deterministic programs (a network at temperature 0, GNU Go with a fixed seed)
@@ -315,13 +313,13 @@ def random_opening(
     """
     if plies < 0:
         raise ConfigError(f"opening plies must be >= 0, got {plies}")
-    game = make_game("stereo_go", board=board, komi=komi, rules="area")
+    game = make_game("stereo_go", board=board)
     state = game.initial_state()
     moves: list[str] = []
     for _ in range(plies):
         legal = np.flatnonzero(game.legal_mask(state))
         legal = legal[legal != game.spec.pass_action]
-        if game.is_terminal(state) or legal.size == 0:
+        if legal.size == 0:
             break
         action = int(legal[rng.integers(legal.size)])
         moves.append(game.action_to_move(state, action))
