@@ -168,6 +168,15 @@ class Game(abc.ABC, Generic[S]):
         one). On a non-terminal state: zeros.
         """
 
+    def utility(self, state: S) -> np.ndarray:
+        """*Default.* What search and value learning maximise at a terminal state: the returns.
+
+        A game whose match is decided by points added over several games (TriGolden) returns
+        its scaled score margin instead: winning one game by a point and losing the next by
+        twenty loses the match. Same shape and range as :meth:`returns`.
+        """
+        return self.returns(state)
+
     @abc.abstractmethod
     def observation(self, state: S) -> np.ndarray:
         """float32 array of ``spec.observation_shape``, from the view of ``to_play(state)``."""
@@ -233,7 +242,8 @@ class Game(abc.ABC, Generic[S]):
 
     def random_playout(self, state: S, rng: np.random.Generator, max_plies: int) -> np.ndarray:
         """*Default.* Play uniformly random legal actions from ``state`` until the game ends or
-        ``max_plies`` actions were played; the returns (all zero if the cap was reached first).
+        ``max_plies`` actions were played; the :meth:`utility` (all zero if the cap was reached
+        first).
 
         Pure MCTS spends nearly all its time here: engines with a faster internal loop than
         ``legal_mask`` + ``apply`` override it (same distribution over games).
@@ -244,7 +254,7 @@ class Game(abc.ABC, Generic[S]):
             legal = np.flatnonzero(self.legal_mask(state))
             state = self.apply(state, int(legal[rng.integers(len(legal))]))
         if self.is_terminal(state):
-            return self.returns(state)
+            return self.utility(state)
         return np.zeros(self.spec.num_players, dtype=np.float32)
 
     # ---------------------------------------------------------------- serialization

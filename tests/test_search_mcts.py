@@ -229,6 +229,48 @@ def test_pure_mcts_with_rollouts_wins_a_won_position() -> None:
         assert solver.move_values(s)[r.action].outcome == WIN
 
 
+@dataclass(frozen=True)
+class MarginNimState(NimState):
+    last_take: int = 0
+
+
+class MarginNim(ChainNim):
+    """Chain Nim whose utility values a win by the last take: one stone is a full win, more
+    stones a narrow one (as a TriGolden game's margin differs from its result)."""
+
+    def initial_state(self) -> MarginNimState:
+        return MarginNimState(self.config.stones, 0)
+
+    def apply(self, state: NimState, action: int) -> MarginNimState:
+        nxt = super().apply(state, action)
+        return MarginNimState(nxt.stones, nxt.to_play, nxt.last_taker, int(action) + 1)
+
+    def utility(self, state: MarginNimState) -> np.ndarray:
+        r = self.returns(state)
+        return r if state.last_take == 1 else 0.3 * r
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        SearchConfig(algorithm="puct", simulations=50),
+        SearchConfig(algorithm="gumbel", simulations=50, max_considered=3, gumbel_scale=0.0),
+    ],
+)
+def test_search_maximises_the_utility_not_the_result(cfg: SearchConfig) -> None:
+    """From 3 stones both take3 (at once) and take2 then take1 win; only the second is a full
+    win by the utility, and the search (terminal values and the solver) must prefer it."""
+    game = MarginNim(MarginNim.Config(stones=3))
+    state = game.initial_state()
+    rng = np.random.default_rng(0)
+    res = search(game, [state], UniformEvaluator(), cfg, rng)[0]
+    assert res.action == 1  # take2, keeping the turn
+    # Random playouts return the utility too.
+    after = game.apply(game.apply(state, 1), 0)
+    assert list(game.random_playout(after, rng, 10)) == [1.0, -1.0]
+    assert list(game.random_playout(game.apply(state, 2), rng, 10)) == pytest.approx([0.3, -0.3])
+
+
 # ---------------------------------------------------------------------------- mechanics
 
 

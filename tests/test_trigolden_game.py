@@ -320,3 +320,25 @@ def test_match_returns_score_the_match_of_the_rules():
         finished = play_game(small, random_policy, random_policy, rng)
     assert list(small.match_returns([finished, None])) == [0.0, 0.0]
     assert list(small.match_returns([None, finished])) == [0.0, 0.0]
+
+
+def test_utility_is_the_scaled_margin_and_returns_the_result():
+    """Search and value learning maximise the margin (matches add points); the game's result
+    stays the sign. Arbitration is worth a full win or loss to both."""
+    from envs.trigolden.game import MARGIN_SCALE
+
+    rng = np.random.default_rng(7)
+    seen = set()
+    while len(seen) < 2:
+        final = play_game(game, greedy_policy, random_policy, rng)
+        if final.outcome != FINISHED:
+            continue
+        diff = final.scores[0] - final.scores[1]
+        u = game.utility(final)
+        expected = max(-1.0, min(1.0, diff / MARGIN_SCALE))
+        assert u[0] == pytest.approx(expected) and u[1] == pytest.approx(-expected)
+        assert list(game.returns(final)) == [np.sign(diff), -np.sign(diff)]
+        seen.add(abs(diff) >= MARGIN_SCALE)
+    arb = play(game, "G G@0.2/1 G@0.1/2")
+    assert list(game.utility(arb)) == list(game.returns(arb)) == [1.0, -1.0]
+    assert list(game.utility(game.initial_state())) == [0.0, 0.0]

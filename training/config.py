@@ -152,6 +152,9 @@ class LevelSpec(_Frozen):
     gumbel_scale: float = Field(0.0, ge=0.0)
     terminal_lookahead: bool = False
     policy_temperature: float = Field(1.0, gt=0.0, le=100.0)
+    # Leaf values mixed with one random playout (SearchConfig.rollout_mix): TriGolden's
+    # strongest levels search like this, since its value network is young.
+    rollout_mix: float = Field(0.0, ge=0.0, le=1.0)
 
     @model_validator(mode="after")
     def _checkpoint_range(self) -> LevelSpec:

@@ -75,6 +75,7 @@ def level_search(spec: LevelSpec) -> SearchConfig:
         temperature=spec.temperature,
         terminal_lookahead=spec.terminal_lookahead,
         policy_temperature=spec.policy_temperature,
+        rollout_mix=spec.rollout_mix,
     )
 
 

@@ -3,7 +3,8 @@
 One search over the Game protocol: the player to move comes from ``game.to_play(state)`` and
 values are backed up *per player* (each edge accumulates the value of the player who chose it),
 so a turn of several actions by the same player needs nothing special. Terminal values are
-``game.returns(state)``; non-terminal leaves go to an :class:`~training.evaluator.Evaluator`.
+``game.utility(state)`` (the returns, or a game's scaled score margin); non-terminal leaves go
+to an :class:`~training.evaluator.Evaluator`.
 
 Two algorithms, chosen by ``SearchConfig.algorithm``:
 
@@ -50,7 +51,7 @@ class Node:
     __slots__ = (
         "state",
         "terminal",
-        "returns",
+        "utility",
         "player",
         "actions",
         "prior",
@@ -67,7 +68,7 @@ class Node:
     def __init__(self, game: Game, state: Any) -> None:
         self.state = state
         self.terminal = game.is_terminal(state)
-        self.returns = [float(x) for x in game.returns(state)] if self.terminal else None
+        self.utility = [float(x) for x in game.utility(state)] if self.terminal else None
         self.player = -1 if self.terminal else game.to_play(state)
         self.expanded = False
         self.actions: list[int] = []
@@ -80,7 +81,7 @@ class Node:
         self.total = 0  # simulations through this node's edges (sum of N)
         # Exact per-player values once known (MCTS-Solver): terminal returns, or the minimax
         # of proven children.
-        self.proven: list[float] | None = self.returns
+        self.proven: list[float] | None = self.utility
 
     def expand(
         self,

@@ -109,12 +109,10 @@ def play_games(
         for slot in slots:
             if game.is_terminal(slot.state) or slot.ply >= max_plies:
                 final = slot.state
-                ret = (
-                    game.returns(final)
-                    if game.is_terminal(final)
-                    else np.zeros(spec.num_players, dtype=np.float32)  # self-play cap: a draw
-                )
-                results.append(float(ret[0]))
+                terminal = game.is_terminal(final)
+                draw = np.zeros(spec.num_players, dtype=np.float32)  # self-play cap: a draw
+                ret = game.utility(final) if terminal else draw  # the value targets
+                results.append(float((game.returns(final) if terminal else draw)[0]))
                 plies += slot.ply
                 lam = sp.value_target_mix
                 for o, m, p, player, v, random_move in slot.records:

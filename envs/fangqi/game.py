@@ -121,7 +121,7 @@ class FangQi(Game[FangQiState]):
                 break
             actions = legal_actions(state)
             state = apply_action(state, actions[int(rng.integers(len(actions)))])
-        return self.returns(state)
+        return self.utility(state)
 
     def observation(self, state: FangQiState) -> np.ndarray:
         return features.observation(state)

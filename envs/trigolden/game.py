@@ -54,6 +54,9 @@ from envs.trigolden.state import (
 
 PLAYER_NAMES = ("p1", "p2")
 MAX_N = 30
+#: Points of margin worth a full win to search and value learning (:meth:`TriGolden.utility`):
+#: matches are decided by points, and n = 9 games end some 10 to 60 points apart.
+MARGIN_SCALE = 30.0
 _MOVE_RE = re.compile(r"^([A-Za-z])(')?(?:@(\d+)\.(\d+)/(\d+))?$")
 
 
@@ -167,6 +170,20 @@ class TriGolden(Game[TriGoldenState]):
         elif state.outcome == ARBITRATION:
             r[state.claimant] = 1.0
             r[1 - state.claimant] = -1.0
+        return r
+
+    def utility(self, state: TriGoldenState) -> np.ndarray:
+        """The score margin over ``MARGIN_SCALE``, clipped to [-1, 1]; arbitration is +-1.
+
+        A match adds both games' points, so what a game contributes is its margin, not who
+        won it. Measured: pure MCTS-32 maximising this beat greedy in 9 of 9 matches, by 36
+        points a match on average; maximising the game's result, in 6 of 8 (one drawn), by 10.
+        """
+        r = self.returns(state)
+        if state.outcome == FINISHED:
+            margin = (state.scores[0] - state.scores[1]) / MARGIN_SCALE
+            r[0] = min(1.0, max(-1.0, margin))
+            r[1] = -r[0]
         return r
 
     match_games = 2
