@@ -55,7 +55,8 @@ from envs.trigolden.state import (
 PLAYER_NAMES = ("p1", "p2")
 MAX_N = 30
 #: Points of margin worth a full win to search and value learning (:meth:`TriGolden.utility`):
-#: matches are decided by points, and n = 9 games end some 10 to 60 points apart.
+#: matches are decided by points, and a random n = 9 game scores about 42 points between the
+#: two players (``bench/trigolden_random.py``).
 MARGIN_SCALE = 30.0
 _MOVE_RE = re.compile(r"^([A-Za-z])(')?(?:@(\d+)\.(\d+)/(\d+))?$")
 
