@@ -15,6 +15,7 @@ import envs  # noqa: F401  (registers the Gymnasium ids)
 from envs import ConfigError, IllegalMove, InvalidState, make_game
 from envs.policies import random_policy
 from envs.trigolden import TriGolden, TriGoldenConfig
+from envs.trigolden.game import MARGIN_SCALE
 from envs.trigolden.match import match_result, play_game, play_match
 from envs.trigolden.pieces import PIECE_TABLE, PieceKind, make_piece_set
 from envs.trigolden.players import greedy_policy, immediate_gain
@@ -325,8 +326,6 @@ def test_match_returns_score_the_match_of_the_rules():
 def test_utility_is_the_scaled_margin_and_returns_the_result():
     """Search and value learning maximise the margin (matches add points); the game's result
     stays the sign. Arbitration is worth a full win or loss to both."""
-    from envs.trigolden.game import MARGIN_SCALE
-
     rng = np.random.default_rng(7)
     seen = set()
     while len(seen) < 2:

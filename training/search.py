@@ -20,7 +20,7 @@ all the leaves that need an evaluation and sends them to the evaluator in one ca
 workers search their whole batch of games this way, and so does the arena.
 
 Values are assumed zero-sum between two players for evaluator outputs (the evaluator gives the
-mover's value ``v``; every other player gets ``-v``); terminal returns are used as they are.
+mover's value ``v``; every other player gets ``-v``); terminal utilities are used as they are.
 """
 
 from __future__ import annotations
@@ -51,7 +51,6 @@ class Node:
     __slots__ = (
         "state",
         "terminal",
-        "utility",
         "player",
         "actions",
         "prior",
@@ -68,7 +67,6 @@ class Node:
     def __init__(self, game: Game, state: Any) -> None:
         self.state = state
         self.terminal = game.is_terminal(state)
-        self.utility = [float(x) for x in game.utility(state)] if self.terminal else None
         self.player = -1 if self.terminal else game.to_play(state)
         self.expanded = False
         self.actions: list[int] = []
@@ -79,9 +77,11 @@ class Node:
         self.children: list[Node | None] = []
         self.raw_value = 0.0
         self.total = 0  # simulations through this node's edges (sum of N)
-        # Exact per-player values once known (MCTS-Solver): terminal returns, or the minimax
-        # of proven children.
-        self.proven: list[float] | None = self.utility
+        # Exact per-player values once known (MCTS-Solver): the terminal utility, or the
+        # minimax of proven children.
+        self.proven: list[float] | None = (
+            [float(x) for x in game.utility(state)] if self.terminal else None
+        )
 
     def expand(
         self,

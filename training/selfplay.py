@@ -109,10 +109,11 @@ def play_games(
         for slot in slots:
             if game.is_terminal(slot.state) or slot.ply >= max_plies:
                 final = slot.state
-                terminal = game.is_terminal(final)
-                draw = np.zeros(spec.num_players, dtype=np.float32)  # self-play cap: a draw
-                ret = game.utility(final) if terminal else draw  # the value targets
-                results.append(float((game.returns(final) if terminal else draw)[0]))
+                if game.is_terminal(final):  # value targets: the utility; statistics: result
+                    ret, result = game.utility(final), float(game.returns(final)[0])
+                else:  # self-play cap: a draw
+                    ret, result = np.zeros(spec.num_players, dtype=np.float32), 0.0
+                results.append(result)
                 plies += slot.ply
                 lam = sp.value_target_mix
                 for o, m, p, player, v, random_move in slot.records:
