@@ -13,7 +13,7 @@ from envs import make_game
 from envs.core import ConfigError
 from training.config import config_from_dict
 from training.learner import Learner
-from training.levels import build_levels, resolve_iteration
+from training.levels import build_levels, calibration_pairs, resolve_iteration
 from training.players import level_player, levels_folder, read_levels
 
 REPO = Path(__file__).resolve().parent.parent
@@ -98,3 +98,54 @@ def test_shipped_ladder_is_strictly_ordered(folder: str) -> None:
         player = level_player(game, str(lv["id"]))
         a = player.analyse(game, game.initial_state(), np.random.default_rng(0))
         assert a.move in game.legal_moves(game.initial_state())
+
+
+def test_calibration_pairs() -> None:
+    # Players: 0 random, 1 greedy, then levels 2, 3, 4.
+    assert calibration_pairs("all", 2, 5) == [
+        (0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)
+    ]
+    # near: every level meets both opponents; levels meet the two above them.
+    assert calibration_pairs("near", 2, 5) == [
+        (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)
+    ]
+    # chain: one line; the strongest level never meets random.
+    assert calibration_pairs("chain", 2, 5) == [
+        (0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (2, 4), (3, 4)
+    ]
+    assert calibration_pairs("chain", 1, 2) == [(0, 1)]
+    with pytest.raises(ConfigError, match="unknown pairing"):
+        calibration_pairs("ring", 1, 3)
+
+
+def test_a_calibration_takes_the_chunks_it_already_played_from_its_journal(
+    tmp_path: Path,
+) -> None:
+    cfg = config_from_dict(RUN)
+    run = tmp_path / "run"
+    Learner(cfg, run, tensorboard=False).run(progress=False)
+    journal = run / "levels_games.jsonl"
+
+    def calibrate(out: str, games: int) -> tuple[list[dict], list[str]]:
+        logs: list[str] = []
+        report = build_levels(cfg, run, tmp_path / out, games_per_pair=games, workers=1,
+                              chunk=2, log=logs.append)
+        return json.loads(report.path.read_text())["calibration"]["matches"], logs
+
+    calibrate("a", 4)  # 3 pairs x 2 chunks
+    assert len(journal.read_text().splitlines()) == 6
+    more, logs = calibrate("b", 6)  # the first two chunks of each pair come from the journal
+    assert "6 chunks of games taken from" in "\n".join(logs)
+    assert len(journal.read_text().splitlines()) == 9
+    assert sum(m["a_wins"] + m["draws"] + m["b_wins"] for m in more) == 18
+    # Exact: the same figures as a calibration that plays every game.
+    journal.unlink()
+    fresh, logs = calibrate("c", 6)
+    assert fresh == more and not any("taken from" in line for line in logs)
+    # Another ladder shares nothing with the journal: its players differ.
+    changed = cfg.levels.model_copy(update={"ladder": [
+        cfg.levels.ladder[0], cfg.levels.ladder[1].model_copy(update={"simulations": 8})
+    ]})
+    cfg = cfg.model_copy(update={"levels": changed})
+    _, logs = calibrate("d", 6)
+    assert "3 chunks of games taken from" in "\n".join(logs)  # only random vs weak

@@ -14,7 +14,7 @@ fit finite when a player wins every game; the intervals then become wide, honest
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,12 @@ from training.players import Player
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 PRIOR_SD = 10.0  # natural units (about 1737 Elo)
+
+
+#: One chunk of a parallel round robin: ``(i, j, c)``, chunk ``c`` of the pair ``(i, j)``.
+ChunkKey = tuple[int, int, int]
+#: What a chunk's games gave: (i wins, draws, j wins, plies), as :func:`play_match` returns.
+ChunkResult = tuple[int, int, int, int]
 
 
 @dataclass
@@ -131,14 +137,19 @@ def round_robin(
     opening_plies: int = 0,
     workers: int = 0,
     chunk: int = 2,
+    known: Mapping[ChunkKey, ChunkResult] | None = None,
+    on_chunk: Callable[[ChunkKey, ChunkResult], Any] | None = None,
 ) -> list[MatchResult]:
     """Every pair (or the given pairs) plays ``games_per_pair`` games; seeded per pair.
 
     ``workers`` > 0 plays the games in that many processes, cut into chunks of ``chunk`` games
-    (seeded per pair and chunk), each chunk with fresh copies of its two players; the results
-    then depend on the chunk size, never on the number of workers or the order chunks finish.
-    In one process (``workers = 0``) the players keep their state from pair to pair (the
-    evaluation caches, pure MCTS's playout generator).
+    (chunk ``c`` of pair ``(i, j)`` seeded by ``[seed, i, j, c]``), each chunk with fresh
+    copies of its two players; the results then depend on the chunk size, never on the number
+    of workers or the order chunks finish. Chunks in ``known`` are taken as played (a journal
+    of an earlier run with the same players and seed: ``training.levels``); ``on_chunk`` hears
+    of every chunk played. In one process (``workers = 0``) the players keep their state from
+    pair to pair (the evaluation caches, pure MCTS's playout generator), and there are no
+    chunks.
     """
     n = len(players)
     pairs = (
@@ -148,8 +159,11 @@ def round_robin(
         raise ValueError(f"workers must be 0 (this process) or more, got {workers}")
     if workers > 0:
         return _round_robin_parallel(
-            game, players, games_per_pair, seed, pairs, on_result, opening_plies, workers, chunk
+            game, players, games_per_pair, seed, pairs, on_result, opening_plies, workers, chunk,
+            known or {}, on_chunk,
         )
+    if known or on_chunk is not None:
+        raise ValueError("chunks of games exist only with workers > 0")
     out = []
     for i, j in pairs:
         rng = np.random.default_rng([seed, i, j])
@@ -187,6 +201,8 @@ def _round_robin_parallel(
     opening_plies: int,
     workers: int,
     chunk: int,
+    known: Mapping[ChunkKey, ChunkResult],
+    on_chunk: Callable[[ChunkKey, ChunkResult], Any] | None,
 ) -> list[MatchResult]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -200,27 +216,39 @@ def _round_robin_parallel(
     if games_per_pair < 1:
         raise ValueError(f"a pair plays at least one game, got {games_per_pair}")
     starts = range(0, games_per_pair, chunk)
-    played: dict[tuple[int, int], list[tuple[int, int, int, int]]] = {pair: [] for pair in pairs}
+    played: dict[tuple[int, int], list[ChunkResult]] = {pair: [] for pair in pairs}
     results: dict[tuple[int, int], MatchResult] = {}
+
+    def add(pair: tuple[int, int], result: ChunkResult) -> None:
+        played[pair].append(result)
+        if len(played[pair]) == len(starts):  # the pair's last chunk
+            wi, d, wj, plies = (sum(column) for column in zip(*played[pair]))
+            results[pair] = MatchResult(pair[0], pair[1], wi, d, wj, plies)
+            if on_result is not None:
+                on_result(results[pair])
+
+    todo = []
+    for i, j in pairs:
+        for c, start in enumerate(starts):
+            if (i, j, c) in known:
+                add((i, j), known[i, j, c])
+            else:
+                todo.append((i, j, c, min(chunk, games_per_pair - start)))
     ctx = mp.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as pool:
         futures = {
             pool.submit(
                 _play_chunk,
-                (game, players[i], players[j], min(chunk, games_per_pair - start),
-                 [seed, i, j, c], opening_plies),
-            ): (i, j)
-            for i, j in pairs
-            for c, start in enumerate(starts)
+                (game, players[i], players[j], size, [seed, i, j, c], opening_plies),
+            ): (i, j, c)
+            for i, j, c, size in todo
         }
         for fut in as_completed(futures):
-            pair = futures[fut]
-            played[pair].append(fut.result())
-            if len(played[pair]) == len(starts):  # the pair's last chunk
-                wi, d, wj, plies = (sum(column) for column in zip(*played[pair]))
-                results[pair] = MatchResult(pair[0], pair[1], wi, d, wj, plies)
-                if on_result is not None:
-                    on_result(results[pair])
+            i, j, c = futures[fut]
+            result = fut.result()
+            if on_chunk is not None:
+                on_chunk((i, j, c), result)
+            add((i, j), result)
     return [results[pair] for pair in pairs]
 
 

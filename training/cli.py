@@ -157,7 +157,11 @@ def add_levels_arguments(p: argparse.ArgumentParser) -> None:
         help="output directory (default checkpoints/<game>, or checkpoints/<game>/<options key> "
         "for a run with non-default game options)",
     )
-    p.add_argument("--games", type=int, help="override levels.games_per_pair")
+    p.add_argument(
+        "--games", type=int,
+        help="override levels.games_per_pair (with --workers, the games already played are "
+        "taken from the run's levels_games.jsonl)",
+    )
     p.add_argument("--seed", type=int, default=0)
     add_workers_argument(p)
 

@@ -171,8 +171,10 @@ class LevelsConfig(_Frozen):
 
     ladder: list[LevelSpec] = Field(default_factory=list)
     games_per_pair: int = Field(40, ge=2)
-    # "all": full round robin; "near": each level against random and the two above it.
-    pairs: Literal["all", "near"] = "all"
+    # "all": full round robin; "near": each level against random (and the other opponents)
+    # and the two levels above it; "chain": each player against the two above it in the line
+    # random, opponents, levels (training.levels.calibration_pairs).
+    pairs: Literal["all", "near", "chain"] = "all"
     # Random plies at the start of each game, the same for the two games of a pair of games
     # (sides swapped): variety between games of deterministic players, fairly shared.
     opening_plies: int = Field(0, ge=0)

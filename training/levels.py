@@ -12,10 +12,15 @@ interval above 0 (the interval of the *difference*, from the covariance of the f
 lowest level must beat random the same way. If it is not, nothing is overwritten:
 ``levels.candidate.json`` gets the figures and the command fails, so a broken ladder never
 ships silently.
+
+Calibrating with ``workers`` > 0 keeps a journal of the finished chunks of games in the run
+directory (``levels_games.jsonl``, :class:`ChunkJournal`): a stopped calibration resumes, and
+one with more games per pair plays only the chunks it lacks.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -27,7 +32,14 @@ import numpy as np
 
 from envs import Game, make_game
 from envs.core import ConfigError
-from training.arena import fit_elo, format_matches, format_table, round_robin
+from training.arena import (
+    ChunkKey,
+    ChunkResult,
+    fit_elo,
+    format_matches,
+    format_table,
+    round_robin,
+)
 from training.checkpoint import load_model, save_checkpoint
 from training.config import LevelSpec, RunConfig, SearchConfig
 from training.evaluator import NetworkEvaluator
@@ -96,6 +108,42 @@ def seconds_per_move(
     return float(np.mean(times))
 
 
+class ChunkJournal:
+    """The chunks of calibration games already played, one JSON line each (append only).
+
+    Why: a TriGolden ladder takes most of an hour of two cores to calibrate. Chunk ``c`` of
+    pair ``(i, j)`` is seeded by ``[seed, i, j, c]``, so its games do not depend on how many
+    chunks follow: a rerun may take it from here instead of playing it again. A chunk is
+    reused only when everything that decides its games is the same (the game and its options,
+    both players, the seed list, the chunk's length, the opening plies); the code that plays
+    is assumed the same too, so delete the file after changing the rules or the search.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.results: dict[str, ChunkResult] = {}
+        if self.path.exists():
+            for line in self.path.read_text().splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    self.results[row["key"]] = tuple(row["result"])  # type: ignore[assignment]
+
+    @staticmethod
+    def key(**what: Any) -> str:
+        """A digest of everything that decides a chunk's games."""
+        text = json.dumps(what, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def record(self, key: str, result: ChunkResult) -> None:
+        self.results[key] = result
+        with self.path.open("a") as f:
+            f.write(json.dumps({"key": key, "result": list(result)}) + "\n")
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 @dataclass
 class LevelsReport:
     ordered: bool
@@ -108,6 +156,28 @@ class LevelsReport:
         lines = [self.table, "", f"{head}; wrote {self.path}"]
         lines += [f"  {p}" for p in self.problems]
         return "\n".join(lines)
+
+
+def calibration_pairs(mode: str, first_level: int, n: int) -> list[tuple[int, int]]:
+    """The pairs ``(i, j)`` the calibration plays; players ``0 .. first_level - 1`` are random
+    and the other opponents, the rest the levels from weakest to strongest.
+
+    ``all``: every pair. ``near``: each level against every opponent and the two levels above
+    it. ``chain``: every player against the two above it in the line random, opponents,
+    levels; a strong level then never plays random, whose games against it say nothing the
+    fit does not already know and cost the most (the level's moves are the slowest).
+    """
+    if mode == "all":
+        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+    if mode == "chain":
+        return [(i, j) for i in range(n) for j in range(i + 1, min(i + 3, n))]
+    if mode != "near":
+        raise ConfigError(f"unknown pairing {mode!r}: use all, near or chain")
+    pairs = set()
+    for i in range(first_level, n):
+        pairs.update((o, i) for o in range(first_level))
+        pairs.update((i, j) for j in range(i + 1, min(i + 3, n)))
+    return sorted(pairs)
 
 
 def build_levels(
@@ -133,10 +203,11 @@ def build_levels(
     levels: list[dict[str, Any]] = []
     players: list[Player] = [RandomPlayer()]
     names = ["random"]
+    identities: list[Any] = ["random"]  # what decides each player's moves (journal keys)
     for spec in lv.ladder:
         it = resolve_iteration(spec, iterations)
+        src = Path(run_dir) / "checkpoints" / f"ckpt_{it:06d}.pt"
         if it not in files:
-            src = Path(run_dir) / "checkpoints" / f"ckpt_{it:06d}.pt"
             loaded = load_model(src)
             name = f"{cfg.game.id}-iter{it:04d}.pt"
             save_checkpoint(
@@ -156,6 +227,9 @@ def build_levels(
         evaluator = NetworkEvaluator(model, cache_bytes=PLAYER_CACHE_BYTES, traced=True)
         players.append(SearchPlayer(spec.label, evaluator, search_cfg))
         names.append(spec.label)
+        identities.append(
+            {"weights": file_digest(src), "search": search_cfg.model_dump(mode="json")}
+        )
         levels.append(
             {
                 "id": len(levels) + 1,
@@ -171,22 +245,34 @@ def build_levels(
             continue
         players.insert(first_level, make_player(game, spec, seed=seed + 100 + k))
         names.insert(first_level, spec)
+        identities.insert(first_level, {"player": spec, "seed": seed + 100 + k})
         first_level += 1
     n = len(players)
     level_idx = list(range(first_level, n))
 
-    # Pairs to play.
-    if lv.pairs == "all":
-        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    else:
-        pairs = set()
-        for a, i in enumerate(level_idx):
-            for o in range(first_level):
-                pairs.add((o, i))
-            for j in level_idx[a + 1 : a + 3]:
-                pairs.add((i, j))
-        pairs = sorted(pairs)
+    pairs = calibration_pairs(lv.pairs, first_level, n)
     log(f"calibrating {len(levels)} levels: {len(pairs)} pairings x {games} games")
+
+    # The journal of chunks played by earlier calibrations of this run (workers > 0 only).
+    journal = ChunkJournal(Path(run_dir) / "levels_games.jsonl") if workers > 0 else None
+
+    def chunk_key(k: ChunkKey) -> str:
+        i, j, c = k
+        return ChunkJournal.key(
+            game=cfg.game.id, options=dict(cfg.game.options), a=identities[i],
+            b=identities[j], seed=[seed, i, j, c], games=min(chunk, games - c * chunk),
+            opening_plies=lv.opening_plies,
+        )
+
+    known: dict[ChunkKey, ChunkResult] = {}
+    if journal is not None:
+        for i, j in pairs:
+            for c in range(-(-games // chunk)):
+                found = journal.results.get(chunk_key((i, j, c)))
+                if found is not None:
+                    known[i, j, c] = found
+        if known:
+            log(f"{len(known)} chunks of games taken from {journal.path}")
     t0 = time.monotonic()
     results = round_robin(
         game,
@@ -198,6 +284,8 @@ def build_levels(
         on_result=lambda r: log(format_matches(names, [r])),
         workers=workers,
         chunk=chunk,
+        known=known,
+        on_chunk=(lambda k, r: journal.record(chunk_key(k), r)) if journal is not None else None,
     )
     log(f"({time.monotonic() - t0:.0f} s)")
     ratings = fit_elo(n, results, anchor=0)
