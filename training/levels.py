@@ -122,11 +122,17 @@ class ChunkJournal:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.results: dict[str, ChunkResult] = {}
-        if self.path.exists():
-            for line in self.path.read_text().splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    self.results[row["key"]] = tuple(row["result"])  # type: ignore[assignment]
+        text = self.path.read_text() if self.path.exists() else ""
+        self._torn = bool(text) and not text.endswith("\n")  # the next record starts a line
+        for line in text.splitlines():
+            try:
+                row = json.loads(line)
+                result = tuple(int(x) for x in row["result"])
+                key = str(row["key"])
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short when a calibration was killed: play it again
+            if len(result) == 4:
+                self.results[key] = result  # type: ignore[assignment]
 
     @staticmethod
     def key(**what: Any) -> str:
@@ -137,7 +143,9 @@ class ChunkJournal:
     def record(self, key: str, result: ChunkResult) -> None:
         self.results[key] = result
         with self.path.open("a") as f:
-            f.write(json.dumps({"key": key, "result": list(result)}) + "\n")
+            f.write(("\n" if self._torn else "") + json.dumps({"key": key, "result": list(result)})
+                    + "\n")
+        self._torn = False
 
 
 def file_digest(path: Path) -> str:
