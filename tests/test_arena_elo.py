@@ -203,3 +203,18 @@ def test_arena_command_plays_the_solver_in_worker_processes(tmp_path, capsys) ->
     assert match["wins_j"] == 0 and match["wins_i"] + match["draws"] == 8
     assert main(argv[:-2] + ["--chunk", "3"]) == 2
     assert "chunk must be an even number" in capsys.readouterr().err
+
+
+def test_net_player_specs_take_search_settings(tmp_path) -> None:
+    from serving_helpers import tiny_checkpoint
+
+    game = make_game("jiugong")
+    path = tiny_checkpoint(tmp_path / "net.pt")
+    p = make_player(game, f"net:{path}:8:0.5:algorithm=puct:rollout_mix=0.5:solver=false")
+    assert (p.cfg.simulations, p.cfg.temperature, p.cfg.algorithm) == (8, 0.5, "puct")
+    assert p.cfg.rollout_mix == 0.5 and p.cfg.solver is False and p.cfg.gumbel_scale == 0.0
+    assert make_player(game, f"net:{path}").cfg.simulations == 0  # the raw policy
+    for bad in (":8:0:max_considered", ":8:0:bogus=1", ":8:0:max_considered=0", ":x",
+                ":8:0:simulations=4"):
+        with pytest.raises(ConfigError, match="bad player"):
+            make_player(game, f"net:{path}{bad}")

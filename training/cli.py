@@ -90,7 +90,8 @@ def add_arena_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "players",
         nargs="+",
-        help="players: random, greedy, solver, mcts:N, level:ID, net:PATH[:SIMS[:TEMP]]",
+        help="players: random, greedy, solver, mcts:N, level:ID, "
+        "net:PATH[:SIMS[:TEMP[:SETTING=VALUE...]]] (search settings, e.g. rollout_mix=0.5)",
     )
     p.add_argument("--games", type=int, default=40, help="games per pair (sides alternate)")
     p.add_argument("--seed", type=int, default=0)

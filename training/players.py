@@ -9,8 +9,10 @@ One interface for the arena, the level ladder and (later) the REST service:
   (value estimate, top actions with probabilities) — what a move-suggestion endpoint returns.
 
 Players are built from short spec strings by :func:`make_player` (``random``, ``greedy``,
-``solver``, ``mcts:400``, ``level:3``, ``net:PATH[:SIMS[:TEMP]]``). The evaluator inside a
-search player is an attribute, so a service can wrap it to batch across concurrent callers.
+``solver``, ``mcts:400``, ``level:3``, ``net:PATH[:SIMS[:TEMP[:SETTING=VALUE...]]]``, the
+settings any of :class:`~training.config.SearchConfig`'s, e.g. ``max_considered=8``). The
+evaluator inside a search player is an attribute, so a service can wrap it to batch across
+concurrent callers.
 """
 
 from __future__ import annotations
@@ -175,6 +177,15 @@ def level_player(game: Game, which: str, root: str | Path | None = None) -> Sear
     raise ConfigError(f"no level {which!r} for {game.spec.id}; known levels: {known}")
 
 
+def _setting(text: str) -> tuple[str, Any]:
+    """``name=value`` of a player spec: numbers and true/false as JSON, anything else a word."""
+    name, _, value = text.partition("=")
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value
+
+
 def make_player(game: Game, spec: str, seed: int = 0) -> Player:
     """Build a player from a spec string (see the module docstring)."""
     head, _, rest = spec.partition(":")
@@ -189,19 +200,23 @@ def make_player(game: Game, spec: str, seed: int = 0) -> Player:
     if head == "level" and rest:
         return level_player(game, rest)
     if head == "net" and rest:
-        parts = rest.split(":")
+        usage = "use net:PATH[:SIMULATIONS[:TEMPERATURE[:SETTING=VALUE...]]]"
+        path, *numbers = rest.split(":")
+        settings = dict(_setting(x) for x in numbers[2:] if "=" in x)
+        if len(settings) != len(numbers[2:]) or {"simulations", "temperature"} & set(settings):
+            raise ConfigError(f"bad player {spec!r}: {usage}, e.g. net:a.pt:48:0:rollout_mix=0.5")
         try:
-            sims = int(parts[1]) if len(parts) > 1 else 0
-            temp = float(parts[2]) if len(parts) > 2 else 0.0
-        except ValueError:
-            raise ConfigError(
-                f"bad player {spec!r}: use net:PATH[:SIMULATIONS[:TEMPERATURE]]"
-            ) from None
-        cfg = SearchConfig(simulations=sims, temperature=temp, gumbel_scale=0.0)
-        p = network_player(parts[0], cfg)
-        p.name = f"{Path(parts[0]).stem}-s{sims}-t{temp:g}"
+            sims = int(numbers[0]) if numbers else 0
+            temp = float(numbers[1]) if len(numbers) > 1 else 0.0
+            cfg = SearchConfig.model_validate(
+                {"gumbel_scale": 0.0, **settings, "simulations": sims, "temperature": temp}
+            )
+        except ValueError as e:  # pydantic's ValidationError is a ValueError
+            raise ConfigError(f"bad player {spec!r}: {usage} ({e})") from None
+        p = network_player(path, cfg)
+        p.name = f"{Path(path).stem}-s{sims}-t{temp:g}"
         return p
     raise ConfigError(
         f"unknown player {spec!r}; use random, greedy, solver, mcts:N, level:ID "
-        "or net:PATH[:SIMS[:TEMP]]"
+        "or net:PATH[:SIMS[:TEMP[:SETTING=VALUE...]]]"
     )
