@@ -208,14 +208,16 @@ def build_levels(
 
     # Export the checkpoints the ladder uses, as small weight-only files.
     files: dict[int, str] = {}
+    digests: dict[int, str] = {}  # of the source checkpoints (journal keys)
     levels: list[dict[str, Any]] = []
     players: list[Player] = [RandomPlayer()]
     names = ["random"]
     identities: list[Any] = ["random"]  # what decides each player's moves (journal keys)
     for spec in lv.ladder:
         it = resolve_iteration(spec, iterations)
-        src = Path(run_dir) / "checkpoints" / f"ckpt_{it:06d}.pt"
         if it not in files:
+            src = Path(run_dir) / "checkpoints" / f"ckpt_{it:06d}.pt"
+            digests[it] = file_digest(src)
             loaded = load_model(src)
             name = f"{cfg.game.id}-iter{it:04d}.pt"
             save_checkpoint(
@@ -236,7 +238,7 @@ def build_levels(
         players.append(SearchPlayer(spec.label, evaluator, search_cfg))
         names.append(spec.label)
         identities.append(
-            {"weights": file_digest(src), "search": search_cfg.model_dump(mode="json")}
+            {"weights": digests[it], "search": search_cfg.model_dump(mode="json")}
         )
         levels.append(
             {
