@@ -4,7 +4,9 @@ are one random playout, against pure MCTS with uniform priors.
 
 This stands in for a network that has learnt the obvious (place where you score now): if such
 a search does not beat ``mcts:64`` with 48 simulations, neither will a network that learns
-only that. Measured: 6 of 16 matches (docs/training.md, "TriGolden", run c).
+only that. Measured with these defaults (the same evaluator, seeds and settings, run from a
+scratch copy before it became this script): 6 of 16 matches (docs/training.md, "TriGolden",
+run c).
 
 Run: ``.venv/bin/python bench/trigolden_greedy_prior.py [--simulations 48] [--opponent
 mcts:64] [--games 32] [--points-temperature 2] [--workers 2] [--seed 11]``

@@ -127,12 +127,11 @@ class ChunkJournal:
         for line in text.splitlines():
             try:
                 row = json.loads(line)
-                result = tuple(int(x) for x in row["result"])
+                wins_i, draws, wins_j, plies = (int(x) for x in row["result"])
                 key = str(row["key"])
             except (ValueError, KeyError, TypeError):
                 continue  # a line cut short when a calibration was killed: play it again
-            if len(result) == 4:
-                self.results[key] = result  # type: ignore[assignment]
+            self.results[key] = (wins_i, draws, wins_j, plies)
 
     @staticmethod
     def key(**what: Any) -> str:
