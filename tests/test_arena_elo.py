@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -218,3 +219,44 @@ def test_net_player_specs_take_search_settings(tmp_path) -> None:
                 ":8:0:simulations=4"):
         with pytest.raises(ConfigError, match="bad player"):
             make_player(game, f"net:{path}{bad}")
+
+
+def test_arena_command_resumes_from_its_journal(tmp_path, capsys) -> None:
+    """``--journal``: a rerun takes the finished chunks, more ``--games`` plays only the new
+    ones, and the figures equal a run that plays every game; other players share nothing."""
+    from qizero_cli import main
+
+    journal = tmp_path / "games.jsonl"
+
+    def arena(games: int, *players: str, journal_path: Path | None = journal) -> dict:
+        out = tmp_path / "arena.json"
+        argv = ["arena", "jiugong", *players, "--games", str(games), "--workers", "1",
+                "--seed", "5", "--json", str(out)]
+        if journal_path is not None:
+            argv += ["--journal", str(journal_path)]
+        assert main(argv) == 0
+        return json.loads(out.read_text())["matches"]
+
+    arena(4, "mcts:2", "random")
+    assert len(journal.read_text().splitlines()) == 2
+    capsys.readouterr()
+    more = arena(6, "mcts:2", "random")
+    assert "2 chunks of games taken from" in capsys.readouterr().out
+    assert len(journal.read_text().splitlines()) == 3
+    assert more == arena(6, "mcts:2", "random", journal_path=None)
+    arena(4, "mcts:3", "random")  # another player: nothing taken
+    assert "taken from" not in capsys.readouterr().out
+    assert main(["arena", "jiugong", "random", "random", "--journal", str(journal)]) == 2
+    assert "--workers" in capsys.readouterr().err
+
+
+def test_player_identities_say_what_decides_the_moves(tmp_path) -> None:
+    from serving_helpers import tiny_checkpoint
+
+    game = make_game("jiugong")
+    path = tiny_checkpoint(tmp_path / "net.pt")
+    assert make_player(game, "random").identity == "random"
+    assert make_player(game, "mcts:8", seed=3).identity != make_player(game, "mcts:8").identity
+    a, b = make_player(game, f"net:{path}:8"), make_player(game, f"net:{path}:16")
+    assert a.identity["weights"] == b.identity["weights"] and a.identity != b.identity
+    json.dumps([a.identity, make_player(game, "mcts:8").identity])  # journal keys are JSON

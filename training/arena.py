@@ -13,9 +13,12 @@ fit finite when a player wins every game; the intervals then become wide, honest
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,6 +34,80 @@ PRIOR_SD = 10.0  # natural units (about 1737 Elo)
 ChunkKey = tuple[int, int, int]
 #: What a chunk's games gave: (i wins, draws, j wins, plies), as :func:`play_match` returns.
 ChunkResult = tuple[int, int, int, int]
+
+
+class ChunkJournal:
+    """The chunks of round-robin games already played, one JSON line each (append only).
+
+    Why: a TriGolden ladder takes most of an hour of two cores to calibrate, and a match of its
+    top level against pure MCTS longer. Chunk ``c`` of pair ``(i, j)`` is seeded by
+    ``[seed, i, j, c]``, so its games do not depend on how many chunks follow: a rerun may take
+    it from here instead of playing it again (a stopped run resumes; one with more games per
+    pair plays only the chunks it lacks). A chunk is
+    reused only when everything that decides its games is the same (the game and its options,
+    both players, the seed list, the chunk's length, the opening plies); the code that plays
+    is assumed the same too, so delete the file after changing the rules or the search.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.results: dict[str, ChunkResult] = {}
+        text = self.path.read_text() if self.path.exists() else ""
+        self._torn = bool(text) and not text.endswith("\n")  # the next record starts a line
+        for line in text.splitlines():
+            try:
+                row = json.loads(line)
+                wins_i, draws, wins_j, plies = (int(x) for x in row["result"])
+                key = str(row["key"])
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short when a run was killed: play it again
+            self.results[key] = (wins_i, draws, wins_j, plies)
+
+    @staticmethod
+    def key(**what: Any) -> str:
+        """A digest of everything that decides a chunk's games."""
+        text = json.dumps(what, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def record(self, key: str, result: ChunkResult) -> None:
+        self.results[key] = result
+        with self.path.open("a") as f:
+            f.write(("\n" if self._torn else "") + json.dumps({"key": key, "result": list(result)})
+                    + "\n")
+        self._torn = False
+
+    def hooks(
+        self,
+        game_id: str,
+        options: Mapping[str, Any],
+        identities: Sequence[Any],
+        pairs: Sequence[tuple[int, int]],
+        games_per_pair: int,
+        seed: int,
+        chunk: int,
+        opening_plies: int,
+    ) -> tuple[dict[ChunkKey, ChunkResult], Callable[[ChunkKey, ChunkResult], None]]:
+        """For a parallel :func:`round_robin`: the chunks found here (``known``) and the hook
+        that records the others as they finish (``on_chunk``).
+
+        ``identities[i]`` is what decides player ``i``'s moves (:attr:`Player.identity`).
+        """
+
+        def key_of(k: ChunkKey) -> str:
+            i, j, c = k
+            return self.key(
+                game=game_id, options=dict(options), a=identities[i], b=identities[j],
+                seed=[seed, i, j, c], games=min(chunk, games_per_pair - c * chunk),
+                opening_plies=opening_plies,
+            )
+
+        known = {}
+        for i, j in pairs:
+            for c in range(-(-games_per_pair // chunk)):
+                found = self.results.get(key_of((i, j, c)))
+                if found is not None:
+                    known[i, j, c] = found
+        return known, lambda k, result: self.record(key_of(k), result)
 
 
 @dataclass

@@ -13,6 +13,7 @@ Writes are atomic (write ``.tmp`` then rename) so a crash never leaves half a fi
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from dataclasses import dataclass
@@ -48,6 +49,11 @@ def code_commit() -> str | None:
         return out.stdout.strip() or None if out.returncode == 0 else None
     except (OSError, subprocess.SubprocessError):
         return None
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 of a file's bytes: what identifies a network in the arena's journal keys."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def save_checkpoint(

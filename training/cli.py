@@ -8,6 +8,7 @@ Each subcommand is a thin parser over the modules that do the work (``learner``,
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -101,6 +102,12 @@ def add_arena_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     add_workers_argument(p)
     p.add_argument(
+        "--journal", metavar="PATH",
+        help="keep the finished chunks of games in this file (with --workers): a rerun of the "
+        "same command takes them from there, so a stopped arena resumes and more --games plays "
+        "only the new ones",
+    )
+    p.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
         help="game option (repeatable), e.g. --option scoring=trigolden; level:ID then takes "
         "the levels trained with these options",
@@ -108,17 +115,39 @@ def add_arena_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_arena(args: argparse.Namespace) -> int:
-    from training.arena import fit_elo, format_matches, format_table, round_robin
+    from training.arena import ChunkJournal, fit_elo, format_matches, format_table, round_robin
     from training.players import make_player
 
     if args.games < 1:
         raise ConfigError("--games must be at least 1")
+    if args.journal and args.workers < 1:
+        raise ConfigError("--journal needs --workers 1 or more: it keeps chunks of games")
     game = make_game(args.game, **parse_options(args.option))
     players = [make_player(game, spec, seed=args.seed + k) for k, spec in enumerate(args.players)]
     if len(players) < 2:
         raise ConfigError("the arena needs at least two players")
     names = [f"{spec}" for spec in args.players]
     anchor = names.index("random") if "random" in names else 0
+    known, on_chunk = {}, None
+    if args.journal:
+        n = len(players)
+        journal = ChunkJournal(Path(args.journal))
+        known, on_chunk = journal.hooks(
+            args.game, dataclasses.asdict(game.config), [p.identity for p in players],
+            [(i, j) for i in range(n) for j in range(i + 1, n)], args.games, args.seed,
+            args.chunk, args.opening_plies,
+        )
+        if known:
+            print(f"{len(known)} chunks of games taken from {journal.path}", flush=True)
+
+    def chunk_done(k: tuple[int, int, int], result: tuple[int, int, int, int]) -> None:
+        i, j, c = k
+        print(f"  {names[i]} vs {names[j]}, games {c * args.chunk + 1}-"
+              f"{min((c + 1) * args.chunk, args.games)}: +{result[0]} ={result[1]} -{result[2]}",
+              flush=True)
+        if on_chunk is not None:
+            on_chunk(k, result)
+
     results = round_robin(
         game,
         players,
@@ -128,6 +157,8 @@ def run_arena(args: argparse.Namespace) -> int:
         opening_plies=args.opening_plies,
         workers=args.workers,
         chunk=args.chunk,
+        known=known,
+        on_chunk=chunk_done if args.workers > 0 else None,
     )
     ratings = fit_elo(len(players), results, anchor=anchor)
     print()

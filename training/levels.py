@@ -14,13 +14,12 @@ lowest level must beat random the same way. If it is not, nothing is overwritten
 ships silently.
 
 Calibrating with ``workers`` > 0 keeps a journal of the finished chunks of games in the run
-directory (``levels_games.jsonl``, :class:`ChunkJournal`): a stopped calibration resumes, and
-one with more games per pair plays only the chunks it lacks.
+directory (``levels_games.jsonl``, :class:`training.arena.ChunkJournal`): a stopped
+calibration resumes, and one with more games per pair plays only the chunks it lacks.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -33,6 +32,7 @@ import numpy as np
 from envs import Game, make_game
 from envs.core import ConfigError
 from training.arena import (
+    ChunkJournal,
     ChunkKey,
     ChunkResult,
     fit_elo,
@@ -40,7 +40,7 @@ from training.arena import (
     format_table,
     round_robin,
 )
-from training.checkpoint import load_model, save_checkpoint
+from training.checkpoint import file_digest, load_model, save_checkpoint
 from training.config import LevelSpec, RunConfig, SearchConfig
 from training.evaluator import NetworkEvaluator
 from training.players import (
@@ -108,49 +108,6 @@ def seconds_per_move(
     return float(np.mean(times))
 
 
-class ChunkJournal:
-    """The chunks of calibration games already played, one JSON line each (append only).
-
-    Why: a TriGolden ladder takes most of an hour of two cores to calibrate. Chunk ``c`` of
-    pair ``(i, j)`` is seeded by ``[seed, i, j, c]``, so its games do not depend on how many
-    chunks follow: a rerun may take it from here instead of playing it again. A chunk is
-    reused only when everything that decides its games is the same (the game and its options,
-    both players, the seed list, the chunk's length, the opening plies); the code that plays
-    is assumed the same too, so delete the file after changing the rules or the search.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.results: dict[str, ChunkResult] = {}
-        text = self.path.read_text() if self.path.exists() else ""
-        self._torn = bool(text) and not text.endswith("\n")  # the next record starts a line
-        for line in text.splitlines():
-            try:
-                row = json.loads(line)
-                wins_i, draws, wins_j, plies = (int(x) for x in row["result"])
-                key = str(row["key"])
-            except (ValueError, KeyError, TypeError):
-                continue  # a line cut short when a calibration was killed: play it again
-            self.results[key] = (wins_i, draws, wins_j, plies)
-
-    @staticmethod
-    def key(**what: Any) -> str:
-        """A digest of everything that decides a chunk's games."""
-        text = json.dumps(what, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
-
-    def record(self, key: str, result: ChunkResult) -> None:
-        self.results[key] = result
-        with self.path.open("a") as f:
-            f.write(("\n" if self._torn else "") + json.dumps({"key": key, "result": list(result)})
-                    + "\n")
-        self._torn = False
-
-
-def file_digest(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 @dataclass
 class LevelsReport:
     ordered: bool
@@ -211,7 +168,6 @@ def build_levels(
     levels: list[dict[str, Any]] = []
     players: list[Player] = [RandomPlayer()]
     names = ["random"]
-    identities: list[Any] = ["random"]  # what decides each player's moves (journal keys)
     for spec in lv.ladder:
         it = resolve_iteration(spec, iterations)
         if it not in files:
@@ -234,11 +190,10 @@ def build_levels(
         search_cfg = level_search(spec)
         model = load_model(out_dir / files[it]).model
         evaluator = NetworkEvaluator(model, cache_bytes=PLAYER_CACHE_BYTES, traced=True)
-        players.append(SearchPlayer(spec.label, evaluator, search_cfg))
+        # Identified by the source checkpoint: the exported file holds its weights.
+        identity = {"weights": digests[it], "search": search_cfg.model_dump(mode="json")}
+        players.append(SearchPlayer(spec.label, evaluator, search_cfg, identity))
         names.append(spec.label)
-        identities.append(
-            {"weights": digests[it], "search": search_cfg.model_dump(mode="json")}
-        )
         levels.append(
             {
                 "id": len(levels) + 1,
@@ -254,7 +209,6 @@ def build_levels(
             continue
         players.insert(first_level, make_player(game, spec, seed=seed + 100 + k))
         names.insert(first_level, spec)
-        identities.insert(first_level, {"player": spec, "seed": seed + 100 + k})
         first_level += 1
     n = len(players)
     level_idx = list(range(first_level, n))
@@ -263,23 +217,14 @@ def build_levels(
     log(f"calibrating {len(levels)} levels: {len(pairs)} pairings x {games} games")
 
     # The journal of chunks played by earlier calibrations of this run (workers > 0 only).
-    journal = ChunkJournal(Path(run_dir) / "levels_games.jsonl") if workers > 0 else None
-
-    def chunk_key(k: ChunkKey) -> str:
-        i, j, c = k
-        return ChunkJournal.key(
-            game=cfg.game.id, options=dict(cfg.game.options), a=identities[i],
-            b=identities[j], seed=[seed, i, j, c], games=min(chunk, games - c * chunk),
-            opening_plies=lv.opening_plies,
-        )
-
     known: dict[ChunkKey, ChunkResult] = {}
-    if journal is not None:
-        for i, j in pairs:
-            for c in range(-(-games // chunk)):
-                found = journal.results.get(chunk_key((i, j, c)))
-                if found is not None:
-                    known[i, j, c] = found
+    on_chunk = None
+    if workers > 0:
+        journal = ChunkJournal(Path(run_dir) / "levels_games.jsonl")
+        known, on_chunk = journal.hooks(
+            cfg.game.id, cfg.game.options, [p.identity for p in players], pairs, games, seed,
+            chunk, lv.opening_plies,
+        )
         if known:
             log(f"{len(known)} chunks of games taken from {journal.path}")
     t0 = time.monotonic()
@@ -294,7 +239,7 @@ def build_levels(
         workers=workers,
         chunk=chunk,
         known=known,
-        on_chunk=(lambda k, r: journal.record(chunk_key(k), r)) if journal is not None else None,
+        on_chunk=on_chunk,
     )
     log(f"({time.monotonic() - t0:.0f} s)")
     ratings = fit_elo(n, results, anchor=0)

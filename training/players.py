@@ -48,6 +48,12 @@ class Player:
 
     name: str = "player"
 
+    @property
+    def identity(self) -> Any:
+        """What decides this player's moves, as JSON: players with equal identities play the
+        same games from the same seeds (the arena's journal keys, ``ChunkJournal``)."""
+        return self.name
+
     def select_actions(
         self, game: Game, states: Sequence[Any], rng: np.random.Generator
     ) -> list[int]:
@@ -99,10 +105,17 @@ class SearchPlayer(Player):
     rollouts.
     """
 
-    def __init__(self, name: str, evaluator: Evaluator, cfg: SearchConfig) -> None:
+    def __init__(
+        self, name: str, evaluator: Evaluator, cfg: SearchConfig, identity: Any = None
+    ) -> None:
         self.name = name
         self.evaluator = evaluator
         self.cfg = cfg
+        self._identity = identity
+
+    @property
+    def identity(self) -> Any:
+        return self.name if self._identity is None else self._identity
 
     def select_actions(
         self, game: Game, states: Sequence[Any], rng: np.random.Generator
@@ -125,7 +138,8 @@ def mcts_player(simulations: int, seed: int = 0, max_plies: int = 1000) -> Searc
     """Pure MCTS: PUCT with uniform priors, values from one random playout per leaf."""
     cfg = SearchConfig(algorithm="puct", simulations=simulations, c_puct=1.5, temperature=0.0)
     evaluator = RolloutEvaluator(np.random.default_rng(seed), rollouts=1, max_plies=max_plies)
-    return SearchPlayer(f"mcts-{simulations}", evaluator, cfg)
+    identity = {"player": f"mcts:{simulations}", "seed": seed, "max_plies": max_plies}
+    return SearchPlayer(f"mcts-{simulations}", evaluator, cfg, identity)
 
 
 # Evaluation cache of a player with fixed weights (training.evaluator.CachedInfer).
@@ -138,12 +152,13 @@ def network_player(
     name: str | None = None,
     cache_bytes: int = PLAYER_CACHE_BYTES,
 ) -> SearchPlayer:
-    from training.checkpoint import load_model
+    from training.checkpoint import file_digest, load_model
     from training.evaluator import NetworkEvaluator
 
     loaded = load_model(path)
     evaluator = NetworkEvaluator(loaded.model, cache_bytes=cache_bytes, traced=True)
-    return SearchPlayer(name or Path(path).stem, evaluator, cfg)
+    identity = {"weights": file_digest(path), "search": cfg.model_dump(mode="json")}
+    return SearchPlayer(name or Path(path).stem, evaluator, cfg, identity)
 
 
 def levels_folder(game: Game, root: str | Path | None = None) -> Path:
