@@ -15,7 +15,6 @@ the referee had to stop, e.g. GNU Go breaking positional superko, is void and no
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import shutil
 import sys
@@ -27,6 +26,7 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
+from training.arena import wilson  # noqa: E402
 from training.gtp import (  # noqa: E402
     GtpClient,
     GtpError,
@@ -42,15 +42,6 @@ def find_gnugo() -> str | None:
     if found:
         return found
     return "/usr/games/gnugo" if os.access("/usr/games/gnugo", os.X_OK) else None
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def qizero_argv(player: str, board: str, komi: float, seed: int) -> list[str]:

@@ -404,11 +404,25 @@ def format_table(names: Sequence[str], ratings: Ratings) -> str:
     return "\n".join(lines)
 
 
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson interval of a proportion ``wins / n`` (the targets count wins of matches)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def format_matches(names: Sequence[str], results: Sequence[MatchResult]) -> str:
+    """One line a pair: wins, draws and losses of the first, its score (draws half), and the
+    share of matches it won with its 95% interval."""
     lines = []
     for r in results:
+        lo, hi = wilson(r.wins_i, r.games)
         lines.append(
             f"{names[r.i]} vs {names[r.j]}: +{r.wins_i} ={r.draws} -{r.wins_j} "
-            f"({100 * r.score_i:.1f}%)"
+            f"({100 * r.score_i:.1f}%; won {100 * r.wins_i / max(r.games, 1):.0f}%, "
+            f"95% interval {100 * lo:.0f}-{100 * hi:.0f}%)"
         )
     return "\n".join(lines)
