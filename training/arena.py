@@ -43,10 +43,10 @@ class ChunkJournal:
     top level against pure MCTS longer. Chunk ``c`` of pair ``(i, j)`` is seeded by
     ``[seed, i, j, c]``, so its games do not depend on how many chunks follow: a rerun may take
     it from here instead of playing it again (a stopped run resumes; one with more games per
-    pair plays only the chunks it lacks). A chunk is
-    reused only when everything that decides its games is the same (the game and its options,
-    both players, the seed list, the chunk's length, the opening plies); the code that plays
-    is assumed the same too, so delete the file after changing the rules or the search.
+    pair plays only the chunks it lacks). A chunk is reused only when everything that decides
+    its games is the same (the game and its options, both players, the seed list, the chunk's
+    length, the opening plies); the code that plays is assumed the same too, so delete the
+    file after changing the rules or the search.
     """
 
     def __init__(self, path: Path) -> None:

@@ -115,7 +115,15 @@ def add_arena_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_arena(args: argparse.Namespace) -> int:
-    from training.arena import ChunkJournal, fit_elo, format_matches, format_table, round_robin
+    from training.arena import (
+        ChunkJournal,
+        ChunkKey,
+        ChunkResult,
+        fit_elo,
+        format_matches,
+        format_table,
+        round_robin,
+    )
     from training.players import make_player
 
     if args.games < 1:
@@ -128,7 +136,8 @@ def run_arena(args: argparse.Namespace) -> int:
         raise ConfigError("the arena needs at least two players")
     names = [f"{spec}" for spec in args.players]
     anchor = names.index("random") if "random" in names else 0
-    known, on_chunk = {}, None
+    known: dict[ChunkKey, ChunkResult] = {}
+    on_chunk = None
     if args.journal:
         n = len(players)
         journal = ChunkJournal(Path(args.journal))
@@ -140,7 +149,7 @@ def run_arena(args: argparse.Namespace) -> int:
         if known:
             print(f"{len(known)} chunks of games taken from {journal.path}", flush=True)
 
-    def chunk_done(k: tuple[int, int, int], result: tuple[int, int, int, int]) -> None:
+    def chunk_done(k: ChunkKey, result: ChunkResult) -> None:
         i, j, c = k
         print(f"  {names[i]} vs {names[j]}, games {c * args.chunk + 1}-"
               f"{min((c + 1) * args.chunk, args.games)}: +{result[0]} ={result[1]} -{result[2]}",
