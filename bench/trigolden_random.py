@@ -1,5 +1,7 @@
 """TriGolden figures from uniform-random games: placements per sub-step, structures and points
-per game, time per game, and the legal-mask time per position (median, around 40 pieces).
+per game, time per game, the legal-mask time per position (median, around 40 pieces), and the
+time of a random playout from the start (``Game.random_playout``: the standard variant's
+rejection draw against the generic loop over full masks, interleaved so load hits both alike).
 
 Run: ``.venv/bin/python bench/trigolden_random.py [--games 20] [--variant standard]``
 """
@@ -13,6 +15,7 @@ import time
 import numpy as np
 
 from envs import make_game
+from envs.core import Game
 from envs.trigolden import geometry
 from envs.trigolden import rules as rules_mod
 from envs.trigolden.geometry import Board
@@ -83,6 +86,14 @@ def main() -> None:
                                       st.first_contact, st.free_pairs)
             (cold_times if cold else scratch_times).append(time.perf_counter() - t0)
             assert set(opts.legal) == set(st.options.legal)
+    playout_times: dict[str, list[float]] = {"playout": [], "generic loop": []}
+    start = game.initial_state()
+    for _ in range(args.games):
+        for name, playout in (("playout", game.random_playout),
+                              ("generic loop", lambda *a: Game.random_playout(game, *a))):
+            t0 = time.perf_counter()
+            playout(start, rng, 1000)
+            playout_times[name].append(time.perf_counter() - t0)
     print(f"trigolden {args.variant} {args.scoring} n={args.n}: {args.games} random games")
     print(f"legal placements, first piece of a turn: mean {np.mean(first_counts):.1f} "
           f"max {max(first_counts)}")
@@ -99,6 +110,9 @@ def main() -> None:
     print(f"new position with 38-42 pieces ({len(apply_times)} positions), apply + mask: "
           f"median {statistics.median(apply_times) * 1000:.2f} ms, "
           f"max {max(apply_times) * 1000:.2f} ms")
+    for name, times in playout_times.items():
+        print(f"random playout from the start, {name}: median "
+              f"{statistics.median(times) * 1000:.1f} ms, mean {np.mean(times) * 1000:.1f} ms")
     for name, times in (("warm", scratch_times), ("cold", cold_times)):
         print(f"mask from scratch ({name} process memos), same positions: median "
               f"{statistics.median(times) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms")

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from envs import IllegalMove, make_game
+from envs.trigolden.geometry import Board
 from envs.trigolden.match import arbitrate
 from envs.trigolden.pieces import to_float
 from envs.trigolden.state import ARBITRATION, FINISHED, ONGOING
@@ -375,6 +376,32 @@ def test_draft_pass_and_end():
         for pieces, player in state.passes:
             assert 0 < pieces <= state.num_pieces
         assert state.outcome != ONGOING
+
+
+# ---------------------------------------------------------------- the board's memo
+@pytest.mark.parametrize("game", [standard, draft], ids=["standard", "draft"])
+def test_memo_carried_across_moves_matches_a_board_built_from_scratch(game):
+    """Each board keeps its parent's checked placements, re-judged against the new piece
+    alone (``Rules.rechecker``); the verdicts must be those of a board that never had a
+    memo."""
+    rng = np.random.default_rng(8)
+    compared = 0
+    for _ in range(3):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            if state.board.pieces:
+                fresh = Board()
+                for piece in state.board.pieces:
+                    fresh = fresh.add(piece)
+                mover, hand = state.to_play, state.hands[state.to_play]
+                carried = game.rules.candidates(state.board, mover, hand)
+                scratch = game.rules.candidates(fresh, mover, hand)
+                flags = [[(c.action, c.legal, c.legal and c.sc, c.legal and c.touch)
+                          for c in cands] for cands in (carried, scratch)]
+                assert flags[0] == flags[1]
+                compared += len(carried)
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    assert compared > 1000
 
 
 # ---------------------------------------------------------------- differential runs

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -198,6 +199,15 @@ class Candidate:
         self.touch = False  # any TriGolden contact with the board (the draft's notion)
         self.legal = False
 
+    def with_verdicts(self, legal: bool, sc: bool, touch: bool) -> Candidate:
+        """The same placement judged on another board (this one stays as it is: the
+        parent board's memo still holds it)."""
+        out = Candidate.__new__(Candidate)
+        for name in Candidate.__slots__:
+            setattr(out, name, getattr(self, name))
+        out.legal, out.sc, out.touch = legal, sc, touch
+        return out
+
     def as_placed(self, index: int, owner: int) -> Placed:
         return Placed(
             index, owner, self.kind, self.face, self.target, self.target_edge, self.edge,
@@ -214,7 +224,7 @@ class Board:
 
     __slots__ = (
         "pieces", "vertex_pieces", "line_edges", "line_verts", "proj", "occupied", "_dist",
-        "cands",
+        "cands", "specs",
     )
 
     def __init__(self) -> None:
@@ -228,10 +238,13 @@ class Board:
         # action -> checked Candidate on this board (either player's): a memo that Rules
         # fills; a new board keeps the entries the new piece cannot affect (not near it).
         self.cands: dict[int, Candidate] = {}
+        # piece -> its placement spellings edge by edge (``Rules.placements``): they depend
+        # on the piece alone, so a new board copies its parent's.
+        self.specs: dict[int, tuple] = {}
 
     def __getstate__(self) -> dict:
         # The memos fill in lazily; leave them out so pickles depend on the pieces only.
-        memos = ("_dist", "cands")
+        memos = ("_dist", "cands", "specs")
         return {name: getattr(self, name) for name in self.__slots__ if name not in memos}
 
     def __setstate__(self, data: dict) -> None:
@@ -239,9 +252,17 @@ class Board:
             setattr(self, name, value)
         self._dist = {}
         self.cands = {}
+        self.specs = {}
 
-    def add(self, piece: Placed) -> Board:
-        """A new board with ``piece`` added (its index must be the next one)."""
+    def add(
+        self, piece: Placed, recheck: Callable[[Candidate], Candidate] | None = None
+    ) -> Board:
+        """A new board with ``piece`` added (its index must be the next one).
+
+        The new board keeps the checked placements of this one's memo that the piece cannot
+        affect (closed extents apart). The others are dropped, or, given ``recheck`` (which
+        re-judges a placement against the new piece alone, ``Rules.rechecker``), updated.
+        """
         if piece.index != len(self.pieces):
             raise InvalidState("pieces must be added in index order")
         for v in piece.verts:
@@ -263,14 +284,27 @@ class Board:
         new.vertex_pieces = vp
         new.line_verts = lv
         new.line_edges = le
-        new.proj = np.vstack([self.proj, np.array(projections(piece.verts))[None, :]])
+        zp = projections(piece.verts)
+        new.proj = np.vstack([self.proj, np.array(zp)[None, :]])
         occ = list(self.occupied) + [0]
         if piece.target >= 0:
             occ[piece.target] |= 1 << piece.target_edge
             occ[piece.index] |= 1 << piece.edge
         new.occupied = tuple(occ)
-        zp = projections(piece.verts)
-        new.cands = {a: c for a, c in self.cands.items() if not near(c.proj, zp)}
+        # ``near`` written out: this loop runs over the whole memo at every move.
+        l0, l1, l2, l3, l4 = (zp[i] - EPS for i in range(0, 10, 2))
+        h0, h1, h2, h3, h4 = (zp[i] + EPS for i in range(1, 10, 2))
+        taken = (piece.target, piece.target_edge)  # nothing is placed on that edge again
+        cands = {}
+        for a, c in self.cands.items():
+            q = c.proj
+            if (q[0] > h0 or q[1] < l0 or q[2] > h1 or q[3] < l1 or q[4] > h2 or q[5] < l2
+                    or q[6] > h3 or q[7] < l3 or q[8] > h4 or q[9] < l4):
+                cands[a] = c
+            elif recheck is not None and (c.target, c.target_edge) != taken:
+                cands[a] = recheck(c)
+        new.cands = cands
+        new.specs = dict(self.specs)
         return new
 
     # ------------------------------------------------------------------ queries

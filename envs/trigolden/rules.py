@@ -121,39 +121,57 @@ class Rules:
     ) -> Candidate:
         """The geometry of one placement (whether or not it is legal)."""
         t = board.pieces[target]
-        i = t.labels.index(target_edge)
+        action = self.encode(target, target_edge, kind, edge, face)
+        return self.placement(action, t, t.labels.index(target_edge), kind, face, edge)
+
+    def placements(
+        self, board: Board, mover: int, hand: tuple[int, ...]
+    ) -> list[tuple[int, Placed, int, int, int, int]]:
+        """Rule 1: ``(action, target piece, edge position on it, kind, face, edge)`` of every
+        canonical placement on a free edge of an opponent piece, for the kinds in hand."""
+        out: list[tuple[int, Placed, int, int, int, int]] = []
+        memo = board.specs
+        every_kind = all(hand)
+        for t in board.pieces:
+            if t.owner == mover:
+                continue
+            edges = memo.get(t.index)
+            if edges is None:
+                edges = memo[t.index] = self._piece_specs(t)
+            occ = board.occupied[t.index]
+            for label, specs in edges:
+                if not (occ >> label) & 1:
+                    out.extend(specs if every_kind else [s for s in specs if hand[s[3]]])
+        return out
+
+    def _piece_specs(self, t: Placed) -> tuple[tuple[int, tuple], ...]:
+        """``(edge label, placements on that edge)`` for each edge of piece t."""
+        edge_length = self.pieces.edge_length
+        return tuple(
+            (label, tuple((self.encode(t.index, label, k, e, face), t, i, k, face, e)
+                          for k, face, e in self.by_length.get(edge_length(t.kind, label), ())))
+            for i, label in enumerate(t.labels)
+        )
+
+    def placement(self, action: int, t: Placed, i: int, kind: int, face: int,
+                  edge: int) -> Candidate:
+        """The geometry of one of :meth:`placements` (legality not checked yet)."""
         anchor = t.verts[(i + 1) % len(t.verts)]
-        shape = self.pieces.shape(kind, face, edge, t.dirs[i])
-        return Candidate(self.encode(target, target_edge, kind, edge, face), target, target_edge,
-                         kind, face, edge, anchor, shape, t.depth + 1)
+        return Candidate(action, t.index, t.labels[i], kind, face, edge, anchor,
+                         self.pieces.shape(kind, face, edge, t.dirs[i]), t.depth + 1)
 
     def candidates(self, board: Board, mover: int, hand: tuple[int, ...]) -> list[Candidate]:
         """Every canonical placement on a free edge of an opponent piece, with its legality
         under rules 1-4 (``legal``) and its contacts with the board (``sc``, ``touch``)."""
         out: list[Candidate] = []
         fresh: list[Candidate] = []
-        shapes = self.pieces
         memo = board.cands
-        for t in board.pieces:
-            if t.owner == mover:
-                continue
-            occ = board.occupied[t.index]
-            m = len(t.verts)
-            for i in range(m):
-                label = t.labels[i]
-                if (occ >> label) & 1:
-                    continue
-                for k, face, e in self.by_length.get(shapes.edge_length(t.kind, label), ()):
-                    if hand[k] == 0:
-                        continue
-                    action = self.encode(t.index, label, k, e, face)
-                    c = memo.get(action)
-                    if c is None:
-                        c = Candidate(action, t.index, label, k, face, e,
-                                      t.verts[(i + 1) % m], shapes.shape(k, face, e, t.dirs[i]),
-                                      t.depth + 1)
-                        fresh.append(c)
-                    out.append(c)
+        for spec in self.placements(board, mover, hand):
+            c = memo.get(spec[0])
+            if c is None:
+                c = self.placement(*spec)
+                fresh.append(c)
+            out.append(c)
         if fresh:
             self.check_rules(board, fresh)
             for c in fresh:
@@ -161,7 +179,8 @@ class Rules:
         return out
 
     def check_rules(self, board: Board, cands: list[Candidate]) -> None:
-        """Set ``legal`` (rules 2-4; rule 1 holds by construction), ``sc`` and ``touch``."""
+        """Set ``legal`` (rules 2-4; rule 1 holds by construction), ``sc`` and, for the
+        draft, ``touch``."""
         cp = np.array([c.proj for c in cands])
         bp = board.proj
         clo, chi = cp[:, 0::2], cp[:, 1::2]
@@ -169,20 +188,28 @@ class Rules:
         overlap = (
             (clo[:, None, :] < bhi[None, :, :] - EPS) & (blo[None, :, :] < chi[:, None, :] - EPS)
         ).all(axis=2).any(axis=1)
-        vp = board.vertex_pieces
         for c, ov in zip(cands, overlap.tolist()):
-            c.legal = False
-            if ov:
-                continue
-            if any(v in vp for v in c.free):
-                continue
-            if any(board.edge_contact(e) for e in c.ekeys[1:]):
-                continue
-            c.legal = True
-            c.sc = any(board.edges_containing(v) for v in c.free) or any(
-                board.vertices_inside(e) for e in c.ekeys
-            )
-            c.touch = c.sc or any(board.edges_containing(v) for v in c.verts[:2])
+            c.legal = not ov and self.clear_of_board(board, c)
+            if c.legal:
+                c.sc = self.scoring_contact(board, c)
+                if self.variant != STANDARD:
+                    c.touch = c.sc or any(board.edges_containing(v) for v in c.verts[:2])
+
+    @staticmethod
+    def clear_of_board(board: Board, c: Candidate) -> bool:
+        """Rules 3 and 4: no free vertex on a board vertex, no other edge along a board edge."""
+        vp = board.vertex_pieces
+        if any(v in vp for v in c.free):
+            return False
+        return not any(board.edge_contact(e) for e in c.ekeys[1:])
+
+    @staticmethod
+    def scoring_contact(board: Board, c: Candidate) -> bool:
+        """Whether a (legal) placement forms a scoring structure with the board: a free vertex
+        strictly inside a board edge, or a board vertex strictly inside one of its edges."""
+        return any(board.edges_containing(v) for v in c.free) or any(
+            board.vertices_inside(e) for e in c.ekeys
+        )
 
     def violation(self, board: Board, c: Candidate) -> str | None:
         """Which of rules 2-4 a placement breaks, in words (None when it breaks none)."""
@@ -239,6 +266,44 @@ class Rules:
             return True
         xs = xfree if free_only else xv
         return any(point_strictly_inside(v, e) for v in xs for e in y.ekeys)
+
+    @staticmethod
+    def pieces_touch(x: Candidate, y: Candidate, free_only: bool) -> bool:
+        """:meth:`pair_touch` of two candidates, memoised for the process (pure geometry of
+        the two placements); most pairs share no line and are settled by one set test."""
+        key = ((x.gid << 32) | y.gid) * 2 + free_only
+        known = _TOUCH.get(key)
+        if known is None:
+            known = not (x.vlines.isdisjoint(y.elines) and y.vlines.isdisjoint(x.elines))
+            known = known and Rules.pair_touch(x.verts, x.ekeys, y, free_only, x.free)
+            if len(_TOUCH) > 300_000:
+                _TOUCH.clear()
+            _TOUCH[key] = known
+        return known
+
+    def rechecker(self, piece: Candidate) -> Callable[[Candidate], Candidate]:
+        """How a placement checked on a board is judged once ``piece`` joins it, from the
+        two placements alone (``Board.add``'s ``recheck``).
+
+        Exact because rules 2-4 and the contacts are conditions on pairs of pieces: a
+        placement legal on the board stays legal when it is :meth:`compatible` with the new
+        piece, and gains a contact when it touches the new piece (only the new piece's free
+        vertices are new to the board; its attached ones are its target's). Both verdicts are
+        memoised per process, so most rechecks are dictionary lookups.
+        """
+        draft = self.variant != STANDARD
+
+        def recheck(c: Candidate) -> Candidate:
+            if not c.legal:
+                return c
+            legal = self.compatible(piece, c)
+            sc = legal and (c.sc or self.pieces_touch(piece, c, True))
+            touch = legal and draft and (c.touch or self.pieces_touch(piece, c, False))
+            if legal and sc == c.sc and touch == c.touch:
+                return c
+            return c.with_verdicts(legal, sc, touch)
+
+        return recheck
 
     # ------------------------------------------------------------------ turns
     def turn_options(
@@ -310,18 +375,8 @@ class Rules:
         done = (avail & allowed & ~near).any(axis=1)
 
         def allowed_pair(i: int, j: int) -> bool:
-            # A near pair not allowed otherwise may still touch each other (memoised: pure
-            # geometry of the two placements).
-            x, y = cands[i], cands[j]
-            key = ((x.gid << 32) | y.gid) * 2 + standard
-            known = _TOUCH.get(key)
-            if known is None:
-                known = not (x.vlines.isdisjoint(y.elines) and y.vlines.isdisjoint(x.elines))
-                known = known and self.pair_touch(x.verts, x.ekeys, y, standard, x.free)
-                if len(_TOUCH) > 300_000:
-                    _TOUCH.clear()
-                _TOUCH[key] = known
-            return known
+            # A near pair not allowed otherwise may still touch each other.
+            return self.pieces_touch(cands[i], cands[j], standard)
 
         legal = {}
         for i, c in enumerate(cands):

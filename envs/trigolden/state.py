@@ -84,7 +84,7 @@ def place(rules: Rules, scoring: str, state: TriGoldenState, cand: Candidate) ->
     index = len(board.pieces)
     new = Rules.new_structures(board, cand, index)
     placed = cand.as_placed(index, mover)
-    board2 = board.add(placed)
+    board2 = board.add(placed, rules.rechecker(cand))
     hand = list(state.hands[mover])
     in_hand_before = sum(hand)
     hand[cand.kind] -= 1
