@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "arena": ("training.commands.arena", "round robin between players, with Elo ratings"),
     "levels": ("training.commands.levels", "build and calibrate the strength ladder of a game"),
     "curve": ("training.commands.curve", "Elo of a run's checkpoints against training time"),
+    "value-fit": ("training.commands.value_fit",
+                  "refit a run's network to predict random playouts' mean result"),
     "check": ("training.commands.check", "check a Jiugong level against the exact solver"),
     "gtp": ("training.commands.gtp", "serve a player over GTP (Go Text Protocol) on stdin/stdout"),
 }

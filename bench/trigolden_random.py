@@ -56,6 +56,15 @@ def main() -> None:
         points.append(sum(state.scores))
         values.extend(s.points for s in state.structures)
         arbitrations += state.outcome == ARBITRATION
+    # Playouts from the start, before any memo is cleared below.
+    playout_times: dict[str, list[float]] = {"playout": [], "generic loop": []}
+    start = game.initial_state()
+    for _ in range(args.games):
+        for name, playout in (("playout", game.random_playout),
+                              ("generic loop", lambda *a: Game.random_playout(game, *a))):
+            t0 = time.perf_counter()
+            playout(start, rng, 1000)
+            playout_times[name].append(time.perf_counter() - t0)
     # Incremental: what a new position costs in play and search (apply builds the board
     # tables and the legal mask of the position it returns, reusing what its parent knew).
     apply_times = []
@@ -86,14 +95,6 @@ def main() -> None:
                                       st.first_contact, st.free_pairs)
             (cold_times if cold else scratch_times).append(time.perf_counter() - t0)
             assert set(opts.legal) == set(st.options.legal)
-    playout_times: dict[str, list[float]] = {"playout": [], "generic loop": []}
-    start = game.initial_state()
-    for _ in range(args.games):
-        for name, playout in (("playout", game.random_playout),
-                              ("generic loop", lambda *a: Game.random_playout(game, *a))):
-            t0 = time.perf_counter()
-            playout(start, rng, 1000)
-            playout_times[name].append(time.perf_counter() - t0)
     print(f"trigolden {args.variant} {args.scoring} n={args.n}: {args.games} random games")
     print(f"legal placements, first piece of a turn: mean {np.mean(first_counts):.1f} "
           f"max {max(first_counts)}")

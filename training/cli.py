@@ -312,3 +312,36 @@ def run_curve(args: argparse.Namespace) -> int:
     print(f"wrote {run / 'curve.json'} and {run / 'tb' / 'curve'}"
           + (f" and {args.png}" if args.png else ""))
     return 0
+
+
+def add_value_fit_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", help="YAML config with the value_fit section (and the levels the "
+                                  "refit network will carry)")
+    p.add_argument("--run", required=True, help="training run whose network is refit")
+    p.add_argument("--iteration", type=int,
+                   help="the run's checkpoint to refit (default: the last one)")
+    p.add_argument("--out", required=True,
+                   help="new run directory for the refit network (qizero levels --run OUT)")
+    p.add_argument("--workers", type=int, default=0,
+                   help="label positions in this many processes (0: in this process)")
+
+
+def run_value_fit_command(args: argparse.Namespace) -> int:
+    from training.config import load_config
+    from training.levels import run_iterations
+    from training.value_fit import run_value_fit
+
+    cfg = load_config(args.config)
+    run = Path(args.run)
+    iterations = run_iterations(run)
+    if not iterations:
+        raise ConfigError(f"run {run} has no checkpoints")
+    it = iterations[-1] if args.iteration is None else args.iteration
+    if it not in iterations:
+        raise ConfigError(f"run {run} has no checkpoint for iteration {it}")
+    out = Path(args.out)
+    if out.resolve() == run.resolve():
+        raise ConfigError("--out must be a new directory: the refit network is a new run")
+    run_value_fit(cfg, Path(args.config).read_text(), run / "checkpoints" / f"ckpt_{it:06d}.pt",
+                  out, args.workers)
+    return 0

@@ -7,7 +7,7 @@ and is frozen so nothing changes a config after it was loaded; the resolved conf
 into each run directory and into every checkpoint, so a checkpoint can be understood alone.
 
 Sections: ``game``, ``seed``, ``network``, ``search``, ``selfplay``, ``replay``, ``training``,
-``levels`` (see ``configs/jiugong.yaml`` for a commented example).
+``levels``, ``value_fit`` (see ``configs/jiugong.yaml`` for a commented example).
 """
 
 from __future__ import annotations
@@ -181,6 +181,24 @@ class LevelsConfig(_Frozen):
     opponents: list[str] = Field(default_factory=lambda: ["random"])
 
 
+class ValueFitConfig(_Frozen):
+    """``qizero value-fit``: the network's value refit to the mean result of random playouts
+    (``training.value_fit``)."""
+
+    positions: int = Field(20_000, ge=10)
+    chunk: int = Field(500, ge=1)  # positions a worker labels at once (one file each)
+    playouts: int = Field(12, ge=1)  # per position; the label is their mean utility
+    # Chance that a position of a random game is kept (spreads the positions over games).
+    sample_probability: float = Field(0.35, gt=0.0, le=1.0)
+    epochs: int = Field(8, ge=1)
+    batch_size: int = Field(256, ge=1)
+    learning_rate: float = Field(1e-3, gt=0.0)
+    weight_decay: float = Field(1e-4, ge=0.0)
+    # Weight of the KL divergence from the source network's policy: the priors stay as trained.
+    policy_weight: float = Field(0.5, ge=0.0)
+    validation_fraction: float = Field(0.1, gt=0.0, lt=1.0)
+
+
 class RunConfig(_Frozen):
     game: GameConfig
     seed: int = 0
@@ -190,6 +208,7 @@ class RunConfig(_Frozen):
     replay: ReplayConfig = ReplayConfig()
     training: TrainingConfig = TrainingConfig()
     levels: LevelsConfig = LevelsConfig()
+    value_fit: ValueFitConfig = ValueFitConfig()
 
 
 def _format_errors(exc: ValidationError, source: str) -> str:
