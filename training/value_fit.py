@@ -32,6 +32,7 @@ import numpy as np
 import yaml
 
 from envs import Game, make_game
+from envs.core import ConfigError
 from training.config import RunConfig, ValueFitConfig
 
 #: Seeds of the labelling chunks: [config seed, SEED_TAG, chunk].
@@ -183,8 +184,6 @@ def run_value_fit(cfg: RunConfig, config_text: str, source: Path, out_dir: Path,
     if loaded.game.spec.id != cfg.game.id or loaded.data["game"]["options"] != dict(
         cfg.game.options
     ):
-        from envs.core import ConfigError
-
         raise ConfigError(f"{source} was trained for {loaded.data['game']}, the config is for "
                           f"{cfg.game.id} {dict(cfg.game.options)}")
     torch.manual_seed(cfg.seed)
