@@ -21,6 +21,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from envs import make_game  # noqa: E402
+from training.cli import parse_options  # noqa: E402
 from training.players import make_player  # noqa: E402
 
 
@@ -35,8 +36,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    options = dict(o.split("=", 1) for o in args.option)
-    game = make_game(args.game, **{k: int(v) if v.isdigit() else v for k, v in options.items()})
+    game = make_game(args.game, **parse_options(args.option))
     rng = np.random.default_rng(args.seed)
     state, states, ply = game.initial_state(), [], 0
     while not game.is_terminal(state) and len(states) < args.positions:
