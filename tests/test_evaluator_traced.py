@@ -3,6 +3,8 @@ for every network kind, game and batch size the search uses."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 import torch
@@ -66,3 +68,39 @@ def test_a_network_whose_trace_does_not_carry_over_stays_eager() -> None:
 
     module = ByBatchSize().eval()
     assert trace_for_inference(module, torch.ones(1, 4)) is module
+
+
+def test_a_network_traced_twice_into_different_graphs_stays_eager() -> None:
+    class EveryOtherCall(torch.nn.Module):
+        """Another graph on every call: the trace's sanity check (a second trace) differs."""
+
+        calls = 0
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            self.calls += 1
+            y = x * 2 if self.calls % 2 else x + x
+            return y, y.sum(dim=1)
+
+    module = EveryOtherCall().eval()
+    assert trace_for_inference(module, torch.ones(1, 4)) is module
+
+
+def test_networks_traced_at_once_from_many_threads_all_trace() -> None:
+    # The service warms its levels up in one thread while requests trace in others; unguarded,
+    # concurrent traces mangle each other's graphs and fail the sanity check.
+    torch.manual_seed(0)
+    game = envs.make_game("trigolden")
+    cfg = NetworkConfig(kind="tokens", channels=16, blocks=2)
+    models = [build_network(game.spec, cfg).eval() for _ in range(6)]
+    example = torch.from_numpy(game.observation(game.initial_state())[None])
+    traced: list = [None] * len(models)
+
+    def trace(i: int) -> None:
+        traced[i] = trace_for_inference(models[i], example)
+
+    threads = [threading.Thread(target=trace, args=(i,)) for i in range(len(models))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(isinstance(m, torch.jit.ScriptModule) for m in traced)

@@ -27,6 +27,10 @@ from envs.core import Game
 
 log = logging.getLogger(__name__)
 
+# torch.jit.trace is not thread-safe: two traces at once (the service warms its levels up in
+# one thread while requests trace in others) mangle each other's graphs and fail the check.
+_TRACING = threading.Lock()
+
 
 class Evaluator(Protocol):
     def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -252,12 +256,13 @@ def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Ca
     with torch.inference_mode():
         check = torch.cat([example, example[:1] * 0.5], dim=0)
         try:
-            with warnings.catch_warnings():
+            with _TRACING, warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 frozen = torch.jit.freeze(torch.jit.trace(model, example).eval())
             got, want = frozen(check), model(check)
-        except (RuntimeError, TypeError, ValueError) as exc:
-            log.warning("network kept eager: tracing failed (%s)", exc)
+        except (RuntimeError, TypeError, ValueError, torch.jit.TracingCheckError) as exc:
+            # TracingCheckError: the sanity check's second trace gave another graph.
+            log.warning("network kept eager: tracing failed (%s)", str(exc).splitlines()[0])
             return model
         if any(
             g.shape != w.shape or float((g - w).abs().max()) > tolerance
