@@ -262,7 +262,7 @@ def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Ca
             got, want = frozen(check), model(check)
         except (RuntimeError, TypeError, ValueError, torch.jit.TracingCheckError) as exc:
             # TracingCheckError: the sanity check's second trace gave another graph.
-            log.warning("network kept eager: tracing failed (%s)", str(exc).splitlines()[0])
+            log.warning("network kept eager: tracing failed (%s)", str(exc).partition("\n")[0])
             return model
         if any(
             g.shape != w.shape or float((g - w).abs().max()) > tolerance
