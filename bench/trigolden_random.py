@@ -19,6 +19,7 @@ from envs.core import Game
 from envs.trigolden import geometry
 from envs.trigolden import rules as rules_mod
 from envs.trigolden.geometry import Board
+from envs.trigolden.obligation import turn_options
 from envs.trigolden.state import ARBITRATION
 
 
@@ -40,6 +41,7 @@ def main() -> None:
     points: list[int] = []
     values: list[int] = []
     arbitrations = 0
+    obliged = forced = plies = 0
     positions = []
     for _ in range(args.games):
         state = game.initial_state()
@@ -48,6 +50,9 @@ def main() -> None:
             acts = game.legal_actions(state)
             (second_counts if state.first >= 0 else first_counts).append(len(acts))
             action = int(rng.choice(acts))
+            plies += 1
+            obliged += bool(state.options.refused)
+            forced += state.options.unavoidable
             if 37 <= state.num_pieces <= 41:
                 positions.append((state, action))
             state = game.apply(state, action)
@@ -91,8 +96,8 @@ def main() -> None:
                              rules_mod._TOUCH):
                     memo.clear()
             t0 = time.perf_counter()
-            opts = rules.turn_options(board, st.to_play, st.hands[st.to_play], first,
-                                      st.first_contact, st.free_pairs)
+            opts = turn_options(rules, board, st.to_play, st.hands, first, st.first_contact,
+                                st.free_pairs)
             (cold_times if cold else scratch_times).append(time.perf_counter() - t0)
             assert set(opts.legal) == set(st.options.legal)
     print(f"trigolden {args.variant} {args.scoring} n={args.n}: {args.games} random games")
@@ -107,6 +112,8 @@ def main() -> None:
         print(f"points per structure: mean {np.mean(values):.2f} min {min(values)} "
               f"max {max(values)}")
     print(f"games ended by arbitration: {arbitrations}")
+    print(f"positions where the obligation refused some placement: {obliged} of {plies}; "
+          f"where every turn breaks it: {forced}")
     print(f"time per random game: mean {np.mean(game_times) * 1000:.0f} ms")
     print(f"new position with 38-42 pieces ({len(apply_times)} positions), apply + mask: "
           f"median {statistics.median(apply_times) * 1000:.2f} ms, "

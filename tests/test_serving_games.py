@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from serving_helpers import FakeClock, auth, client_for, random_moves, wait_for
+from trigolden_positions import CROWDED, FORCED
 
 import envs
 from envs import make_game
@@ -150,12 +151,11 @@ def test_trigolden_arbitration_claim_with_a_legal_turn_loses_the_match(tmp_path)
 
 @needs["trigolden"]
 def test_trigolden_claimant_without_legal_turn_wins_the_match(tmp_path):
-    # A random n = 2 game (seed 17 of the engine's random play) in which p2 is left with no
-    # legal complete turn: the game ends by arbitration and decides the whole match.
-    moves = ["P", "G@0.3/1", "T@0.0/2", "P@1.0/0", "G@1.2/1", "G@3.2/0", "T@3.3/0", "G@5.1/2",
-             "T@5.2/0"]
+    # An n = 4 game where every turn of p1 leaves p2 with no legal complete turn (so p1 must
+    # play one, rules/trigolden.md): the game ends by arbitration and decides the whole match.
+    moves = [*FORCED.split(), "G@5.0/1", "T@5.2/1"]
     with client_for(tmp_path) as c:
-        body = create(c, "trigolden", config={"n": 2}, match_games=2, confirm_turns=False)
+        body = create(c, "trigolden", config={"n": 4}, match_games=2, confirm_turns=False)
         sid, owner = body["session"]["id"], body["owner_token"]
         version = 1
         for m in moves:
@@ -165,6 +165,27 @@ def test_trigolden_claimant_without_legal_turn_wins_the_match(tmp_path):
         s = r.json()
         assert s["status"] == "over" and s["match"]["current"] == 1
         assert s["result"]["reason"] == "arbitration" and s["result"]["winner"] == "p2"
+
+
+@needs["trigolden"]
+def test_trigolden_turn_that_breaks_the_obligation_is_refused(tmp_path):
+    # G@42.0/1 would open only turns that leave p2 without a legal complete turn, while other
+    # turns keep one: the provisional piece is refused at once (every piece of a turn is
+    # checked when placed, so such a turn never reaches confirm), and nothing changes.
+    with client_for(tmp_path) as c:
+        body = create(c, "trigolden")
+        sid, owner = body["session"]["id"], body["owner_token"]
+        s = body["session"]
+        for m in CROWDED.split():
+            s = post(c, sid, "moves", owner, move=m, version=s["version"]).json()
+            if s["turn_complete"]:
+                s = post(c, sid, "confirm", owner, version=s["version"]).json()
+        assert s["position"]["to_play"] == "p1" and s["pending"] == []
+        assert "G@42.0/1" not in s["position"]["legal_moves"]
+        r = post(c, sid, "moves", owner, move="G@42.0/1", version=s["version"])
+        assert r.status_code == 422
+        assert "obligation" in r.json()["message"] and "opponent" in r.json()["message"]
+        assert get(c, sid)["version"] == s["version"]
 
 
 @needs["trigolden"]

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from trigolden_positions import FORCED
 
 from envs import make_game
 from envs.core import Game
 from envs.trigolden.playout import (
+    BREAKS,
+    KEEPS,
+    Judge,
     draw_first_piece,
     draw_second_piece,
-    has_partner,
+    first_piece_verdict,
     random_playout,
 )
 from envs.trigolden.state import ONGOING
@@ -36,9 +40,14 @@ def random_positions(game, games: int, seed: int):
 
 
 def accepted_first_pieces(game, state) -> set[int]:
-    hand = state.hands[state.to_play]
-    cands = [c for c in game.rules.candidates(state.board, state.to_play, hand) if c.legal]
-    return {c.action for i, c in enumerate(cands) if sum(hand) == 1 or has_partner(cands, i, hand)}
+    """The first pieces the playout draws from: those that keep the obligation, or all the
+    legal ones when none does."""
+    mover, hand = state.to_play, state.hands[state.to_play]
+    cands = [c for c in game.rules.candidates(state.board, mover, hand) if c.legal]
+    judge = Judge(game.rules, state.board, mover, state.hands, cands)
+    verdicts = [first_piece_verdict(cands, i, hand, judge) for i in range(len(cands))]
+    keeps = {c.action for c, v in zip(cands, verdicts) if v == KEEPS}
+    return keeps or {c.action for c, v in zip(cands, verdicts) if v == BREAKS}
 
 
 @pytest.mark.parametrize("n", [9, 2])
@@ -52,13 +61,23 @@ def test_accepted_first_pieces_are_exactly_the_legal_mask(n):
     assert checked > 40
 
 
+def forced_position(scoring: str):
+    """A position (n = 4) where every turn of p1 leaves p2 no legal complete turn."""
+    game = make_game("trigolden", n=4, scoring=scoring)
+    state = game.initial_state()
+    for move in FORCED.split():
+        state = game.play(state, move)
+    return game, state
+
+
 @pytest.mark.parametrize("scoring", ["bracing", "trigolden"])
 def test_playouts_replay_through_apply_to_the_same_end(scoring):
     game = make_game("trigolden", scoring=scoring)
+    positions = [(game, s) for k, s in enumerate(random_positions(game, games=3, seed=7))
+                 if k % 4 == 0]
+    positions.append(forced_position(scoring))  # its playouts end by arbitration
     ends = set()
-    for k, state in enumerate(random_positions(game, games=3, seed=7)):
-        if k % 4:
-            continue
+    for k, (game, state) in enumerate(positions):
         end = random_playout(game.rules, scoring, state, np.random.default_rng(k), 1000)
         replayed = state
         for action in end.actions:
@@ -107,7 +126,7 @@ def test_first_piece_draws_are_uniform_over_the_mask():
     else:
         pytest.fail("no position with rejected placements found")
     rng = np.random.default_rng(0)
-    draws = [draw_first_piece(standard.rules, state.board, state.to_play, hand, rng).action
+    draws = [draw_first_piece(standard.rules, state.board, state.to_play, state.hands, rng).action
              for _ in range(200 * len(state.options.legal))]
     assert set(draws) == set(state.options.legal)
     # Chi-square with k - 1 degrees of freedom; 3 * k is far in the tail for any k here.
@@ -123,7 +142,7 @@ def test_second_piece_draws_are_uniform_over_the_mask():
     board, mover = state.board, state.to_play
     first = board.pieces[state.first]
     rng = np.random.default_rng(0)
-    draws = [draw_second_piece(standard.rules, board, mover, state.hands[mover], first,
+    draws = [draw_second_piece(standard.rules, board, mover, state.hands, first,
                                state.first_contact, rng).action
              for _ in range(200 * len(state.options.legal))]
     assert set(draws) == set(state.options.legal)

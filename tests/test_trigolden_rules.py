@@ -282,14 +282,20 @@ def test_draft_masks_match_reference():
 
 # ---------------------------------------------------------------- obligation and arbitration
 def test_obligation_broken_claimant_wins():
-    # p2's legal turn leaves p1 no legal complete turn: the game ends, p1 wins by arbitration.
-    state = play(standard, "G G@0.2/1 G@0.1/2")
-    assert state.outcome == ARBITRATION and state.claimant == 0
-    assert list(standard.returns(state)) == [1.0, -1.0]
-    assert not standard.legal_mask(state).any()
-    assert arbitrate(standard, state) is None
-    board = ref_board(standard, state)
-    assert not ref.first_piece_options(board, 0, {"T": 8, "G": 8, "P": 9}, "standard")
+    # Every turn of p1 leaves p2 (parallelograms only) no legal complete turn, so p1 must play
+    # one (tests/test_trigolden_obligation.py): the game ends, p2 wins by arbitration.
+    from trigolden_positions import FORCED
+
+    game = make_game("trigolden", n=4)
+    state = play(game, FORCED)
+    state = game.apply(state, int(game.legal_actions(state)[0]))
+    state = game.apply(state, int(game.legal_actions(state)[0]))
+    assert state.outcome == ARBITRATION and state.claimant == 1
+    assert list(game.returns(state)) == [-1.0, 1.0]
+    assert not game.legal_mask(state).any()
+    assert arbitrate(game, state) is None
+    board = ref_board(game, state)
+    assert not ref.first_piece_options(board, 1, {"T": 0, "G": 0, "P": 4}, "standard")
 
 
 def test_arbitration_finds_a_turn_claimant_loses():
@@ -430,13 +436,28 @@ def _differential(game, seeds, max_pieces: int, every: int, masks_up_to: int) ->
                           game.rules.candidates(state.board, mover, state.hands[mover])
                           if c.legal}
                 assert singles == engine
+                opp_hand = dict(zip(ref.KINDS, state.hands[1 - mover]))
+                # The obligation needs the opponent's turns, which the float reference finds
+                # slowly: beyond small boards, positions where the engine refuses nothing for
+                # it are compared with the plain rules (test_trigolden_obligation.py judges
+                # every mask's obligation the slow way along whole games).
+                obliged = variant == "standard" and (
+                    len(board) <= masks_up_to or state.options.refused
+                    or state.options.unavoidable)
                 if state.first >= 0:
-                    expected = ref.second_piece_options(board, state.first, mover, hand,
-                                                        variant, state.free_pairs)
+                    if obliged:
+                        expected = ref.obliged_second_pieces(board, state.first, mover, hand,
+                                                             opp_hand)
+                    else:
+                        expected = ref.second_piece_options(board, state.first, mover, hand,
+                                                            variant, state.free_pairs)
                     assert mask == expected
                     compared += 1
                 elif sum(state.hands[mover]) >= 2 and len(board) <= masks_up_to:
-                    expected = ref.first_piece_options(board, mover, hand, variant)
+                    if obliged:
+                        expected = ref.obliged_first_pieces(board, mover, hand, opp_hand)
+                    else:
+                        expected = ref.first_piece_options(board, mover, hand, variant)
                     assert mask == (expected or (singles if variant == "draft" else set()))
                     compared += 1
             state = game.apply(state, int(rng.choice(game.legal_actions(state))))

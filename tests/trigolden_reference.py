@@ -311,3 +311,57 @@ def complete_turns(board: list[RefPiece], mover: int, hand: dict[str, int],
         for key2 in second_piece_options(b2, len(board), mover, h2, variant, False):
             out.add(frozenset((key, key2)))
     return out
+
+
+# ---------------------------------------------------------------- the obligation (standard)
+def turn_boards(board: list[RefPiece], mover: int, hand: dict[str, int]):
+    """Every legal complete turn of the standard variant as (first key, second key, board
+    after it); a single piece (second key None) when one is left in hand."""
+    if sum(hand.values()) == 1:
+        for _, piece, key in single_placements(board, mover, hand):
+            yield key, None, board + [piece]
+        return
+    for spell, piece, key in single_placements(board, mover, hand):
+        b2 = board + [piece]
+        h2 = dict(hand)
+        h2[piece.kind] -= 1
+        x = len(board)
+        for spell2, piece2, key2 in single_placements(b2, mover, h2):
+            b3 = b2 + [piece2]
+            if spell2[0] == spell[0] or part_of_scoring(b3, x) or part_of_scoring(b3, x + 1):
+                yield key, key2, b3
+
+
+def has_complete_turn(board: list[RefPiece], player: int, hand: dict[str, int]) -> bool:
+    """Whether ``player`` has a legal complete turn (standard; the obligation not applied)."""
+    return next(turn_boards(board, player, hand), None) is not None
+
+
+def keeps_obligation(after: list[RefPiece], opponent: int, opp_hand: dict[str, int]) -> bool:
+    """At the end of a turn the opponent, if it has pieces, must have a legal complete turn."""
+    return sum(opp_hand.values()) == 0 or has_complete_turn(after, opponent, opp_hand)
+
+
+def obliged_first_pieces(board: list[RefPiece], mover: int, hand: dict[str, int],
+                         opp_hand: dict[str, int]) -> set[tuple]:
+    """Position keys of the first pieces (standard) of the turns that keep the obligation,
+    or of every legal turn when none does."""
+    keep: set[tuple] = set()
+    legal: set[tuple] = set()
+    for key, _, after in turn_boards(board, mover, hand):
+        legal.add(key)
+        if key not in keep and keeps_obligation(after, 1 - mover, opp_hand):
+            keep.add(key)
+    return keep or legal
+
+
+def obliged_second_pieces(board: list[RefPiece], first: int, mover: int, hand: dict[str, int],
+                          opp_hand: dict[str, int]) -> set[tuple]:
+    """Position keys of the second pieces after ``first`` that keep the obligation, or of every
+    legal second piece when none does (standard)."""
+    legal = second_piece_options(board, first, mover, hand, "standard", False)
+    keep = set()
+    for _, piece, key in single_placements(board, mover, hand):
+        if key in legal and keeps_obligation(board + [piece], 1 - mover, opp_hand):
+            keep.add(key)
+    return keep or legal

@@ -357,6 +357,12 @@ class TriGolden(Game[TriGoldenState]):
         """Words for why an action is not in the mask (the first rule it breaks)."""
         target, te, kind, edge, face = self.rules.decode(action)
         board = state.board
+        if action in state.options.refused:
+            how = ("this piece ends the turn and" if state.first >= 0 or sum(
+                state.hands[state.to_play]) == 1 or not board.pieces
+                else "every turn that starts with this piece")
+            return (f"obligation: {how} would leave the opponent without a legal complete "
+                    f"turn, while other turns keep one")
         if state.hands[state.to_play][kind] == 0:
             return f"no {self.pieces.letters[kind]} left in hand"
         if target < 0:

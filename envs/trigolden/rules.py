@@ -13,7 +13,7 @@ so they are settled by array comparisons and only nearby pairs are checked one b
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,6 +60,66 @@ class TurnOptions:
     legal: dict[int, Candidate]
     complete: bool
     free_pairs: bool = False
+    #: Turns legal by rules 1-4 and the same-piece rule but left out by the obligation
+    #: (standard; ``obligation.py``), for the words of a refusal.
+    refused: frozenset[int] = frozenset()
+    #: Every legal turn breaks the obligation (so all of them stay in the mask).
+    unavoidable: bool = False
+    #: The pairs table a first piece's mask was computed from (reused by the obligation).
+    table: PairTable | None = None
+
+
+class PairTable:
+    """Which pairs (first piece ``cands[i]``, second piece ``cands[j]``) of the player's legal
+    placements make a complete two-piece turn.
+
+    A pair is a turn when the kinds in hand allow it (``avail``), the second stays legal once
+    the first is on the board, and the two are allowed together: ``allowed`` (same opponent
+    piece, either one scoring with the board, or the draft's relief), or, failing that, a
+    contact between the two pieces themselves. Pairs whose closed extents do not meet
+    (``~near``) cannot interfere, so they are settled by array operations; the near ones are
+    checked one by one (memoised pair predicates).
+    """
+
+    def __init__(self, cands: list[Candidate], near: np.ndarray, avail: np.ndarray,
+                 allowed: np.ndarray, standard: bool, free_pairs: bool = False) -> None:
+        self.cands = cands
+        self.near = near
+        self.avail = avail
+        self.allowed = allowed
+        self.standard = standard
+        self.free_pairs = free_pairs
+        self.far = avail & allowed & ~near
+
+    def near_partners(self, i: int, extra: np.ndarray | None = None) -> Iterator[int]:
+        """The near j that complete a turn with first piece i (and ``extra[i, j]``): pairs
+        allowed already need only compatibility; the others also a contact, which costs more."""
+        x = self.cands[i]
+        row = self.near[i] & self.avail[i]
+        if extra is not None:
+            row = row & extra[i]
+        for j in np.flatnonzero(row & self.allowed[i]).tolist():
+            if Rules.compatible(x, self.cands[j]):
+                yield j
+        for j in np.flatnonzero(row & ~self.allowed[i]).tolist():
+            y = self.cands[j]
+            if Rules.pieces_touch(x, y, self.standard) and Rules.compatible(x, y):
+                yield j
+
+    def partners(self, i: int) -> Iterator[int]:
+        """Every j that completes a turn with first piece i."""
+        yield from np.flatnonzero(self.far[i]).tolist()
+        yield from self.near_partners(i)
+
+    def has_partner(self, i: int, extra: np.ndarray | None = None) -> bool:
+        far = self.far[i] if extra is None else self.far[i] & extra[i]
+        return bool(far.any()) or next(self.near_partners(i, extra), None) is not None
+
+    def firsts(self, extra: np.ndarray | None = None) -> list[int]:
+        """The i that have a partner j (with ``extra[i, j]``, when given)."""
+        far = self.far if extra is None else self.far & extra
+        done = far.any(axis=1)
+        return [i for i in range(len(self.cands)) if done[i] or self.has_partner(i, extra)]
 
 
 class Rules:
@@ -137,14 +197,14 @@ class Rules:
                 continue
             edges = memo.get(t.index)
             if edges is None:
-                edges = memo[t.index] = self._piece_specs(t)
+                edges = memo[t.index] = self.piece_specs(t)
             occ = board.occupied[t.index]
             for label, specs in edges:
                 if not (occ >> label) & 1:
                     out.extend(specs if every_kind else [s for s in specs if hand[s[3]]])
         return out
 
-    def _piece_specs(self, t: Placed) -> tuple[tuple[int, tuple], ...]:
+    def piece_specs(self, t: Placed) -> tuple[tuple[int, tuple], ...]:
         """``(edge label, placements on that edge)`` for each edge of piece t."""
         edge_length = self.pieces.edge_length
         return tuple(
@@ -181,6 +241,17 @@ class Rules:
     def check_rules(self, board: Board, cands: list[Candidate]) -> None:
         """Set ``legal`` (rules 2-4; rule 1 holds by construction), ``sc`` and, for the
         draft, ``touch``."""
+        for c, legal in zip(cands, self.legal_on(board, cands)):
+            c.legal = legal
+            if legal:
+                c.sc = self.scoring_contact(board, c)
+                if self.variant != STANDARD:
+                    c.touch = c.sc or any(board.edges_containing(v) for v in c.verts[:2])
+
+    def legal_on(self, board: Board, cands: list[Candidate]) -> list[bool]:
+        """Whether each placement keeps rules 2-4 on ``board`` (the placements unchanged)."""
+        if not cands:
+            return []
         cp = np.array([c.proj for c in cands])
         bp = board.proj
         clo, chi = cp[:, 0::2], cp[:, 1::2]
@@ -188,12 +259,7 @@ class Rules:
         overlap = (
             (clo[:, None, :] < bhi[None, :, :] - EPS) & (blo[None, :, :] < chi[:, None, :] - EPS)
         ).all(axis=2).any(axis=1)
-        for c, ov in zip(cands, overlap.tolist()):
-            c.legal = not ov and self.clear_of_board(board, c)
-            if c.legal:
-                c.sc = self.scoring_contact(board, c)
-                if self.variant != STANDARD:
-                    c.touch = c.sc or any(board.edges_containing(v) for v in c.verts[:2])
+        return [not ov and self.clear_of_board(board, c) for c, ov in zip(cands, overlap.tolist())]
 
     @staticmethod
     def clear_of_board(board: Board, c: Candidate) -> bool:
@@ -346,7 +412,16 @@ class Rules:
     def _first_piece(self, cands: list[Candidate], hand: tuple[int, ...]) -> TurnOptions:
         if not cands:
             return TurnOptions({}, False)
-        n = len(cands)
+        table = self.pair_table(cands, hand)
+        legal = {cands[i].action: cands[i] for i in table.firsts()}
+        if not legal and self.variant != STANDARD:
+            # Draft: no two-piece turn exists; a single legal piece ends the turn.
+            return TurnOptions({c.action: c for c in cands}, True, table.free_pairs)
+        return TurnOptions(legal, bool(legal), table.free_pairs, table=table)
+
+    def pair_table(self, cands: list[Candidate], hand: tuple[int, ...]) -> PairTable:
+        """The pairs of legal placements that make a complete two-piece turn (see
+        :class:`PairTable`), with the draft's rule-5 relief judged on the way."""
         proj = np.array([c.proj for c in cands])
         lo, hi = proj[:, 0::2], proj[:, 1::2]
         near = ((lo[:, None, :] <= hi[None, :, :] + EPS)
@@ -362,54 +437,14 @@ class Rules:
         free_pairs = False
         if not standard:
             # Rule 5 of the draft: is there an opponent piece that can take two pieces?
-            avail_same = avail & same
-            pair_ok = (avail_same & ~near).any(axis=1)
-            free_pairs = not any(
-                pair_ok[i] or self._exists_near(cands, i, near, avail_same, None)
-                for i in range(n)
-            )
+            same_piece = PairTable(cands, near, avail & same, same, False)
+            free_pairs = not (same_piece.far.any() or any(
+                same_piece.has_partner(i) for i in range(len(cands))))
         if standard:
             allowed = contact[:, None] | same | contact[None, :]
         else:
             allowed = contact[:, None] | same | free_pairs
-        done = (avail & allowed & ~near).any(axis=1)
-
-        def allowed_pair(i: int, j: int) -> bool:
-            # A near pair not allowed otherwise may still touch each other.
-            return self.pieces_touch(cands[i], cands[j], standard)
-
-        legal = {}
-        for i, c in enumerate(cands):
-            if done[i] or self._exists_near(cands, i, near, avail, allowed, allowed_pair):
-                legal[c.action] = c
-        if not legal and not standard:
-            # Draft: no two-piece turn exists; a single legal piece ends the turn.
-            return TurnOptions({c.action: c for c in cands}, True, free_pairs)
-        return TurnOptions(legal, bool(legal), free_pairs)
-
-    def _exists_near(self, cands: list[Candidate], i: int, near: np.ndarray, ok: np.ndarray,
-                     allowed: np.ndarray | None,
-                     allowed_pair: Callable[[int, int], bool] | None = None) -> bool:
-        """Whether a nearby j (ok[i, j]) is allowed with i and stays legal after i.
-
-        Pairs already allowed (``allowed[i, j]``, or every pair when ``allowed`` is None) are
-        tried first: they need only the compatibility check; the others also need
-        ``allowed_pair`` (a contact between the two pieces), which costs more.
-        """
-        x = cands[i]
-        row = near[i] & ok[i]
-        if allowed is None:
-            first, rest = row, None
-        else:
-            first, rest = row & allowed[i], row & ~allowed[i]
-        for j in np.flatnonzero(first).tolist():
-            if self.compatible(x, cands[j]):
-                return True
-        if rest is not None and allowed_pair is not None:
-            for j in np.flatnonzero(rest).tolist():
-                if allowed_pair(i, j) and self.compatible(x, cands[j]):
-                    return True
-        return False
+        return PairTable(cands, near, avail, allowed, standard, free_pairs)
 
     # ------------------------------------------------------------------ structures
     @staticmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from envs.trigolden.geometry import Board, Candidate
+from envs.trigolden.obligation import turn_options
 from envs.trigolden.rules import BRACING, STANDARD, Rules, Structure, TurnOptions
 
 ONGOING, FINISHED, ARBITRATION = 0, 1, 2
@@ -63,7 +64,7 @@ class TriGoldenState:
 def initial_state(rules: Rules) -> TriGoldenState:
     hand = (rules.n,) * rules.K
     board = Board()
-    opts = rules.turn_options(board, 0, hand, None, False, False)
+    opts = turn_options(rules, board, 0, (hand, hand), None, False, False)
     return TriGoldenState((), board, (hand, hand), 0, -1, False, False, (), (0, 0), ONGOING, -1,
                           (), opts)
 
@@ -97,8 +98,8 @@ def place(rules: Rules, scoring: str, state: TriGoldenState, cand: Candidate) ->
     moves = state.moves + (cand.action,)
     if cand.target >= 0 and state.first < 0 and in_hand_before >= 2:
         contact = cand.sc if rules.variant == STANDARD else cand.touch
-        opts = rules.turn_options(board2, mover, hands_t[mover], placed, contact,
-                                  state.options.free_pairs)
+        opts = turn_options(rules, board2, mover, hands_t, placed, contact,
+                            state.options.free_pairs)
         if opts.legal:
             return TriGoldenState(moves, board2, hands_t, mover, index, contact,
                                   state.options.free_pairs, structures, scores, ONGOING, -1,
@@ -122,7 +123,7 @@ def next_turn(
     for player in (1 - last, last):
         if sum(hands[player]) == 0:
             continue
-        opts = rules.turn_options(board, player, hands[player], None, False, False)
+        opts = turn_options(rules, board, player, hands_t, None, False, False)
         if opts.legal:
             return TriGoldenState(moves, board, hands_t, player, -1, False, opts.free_pairs,
                                   structures, scores, ONGOING, -1, passes, opts, opening_angle)
