@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from serving_helpers import FakeClock, auth, client_for, random_moves, wait_for
-from trigolden_positions import CROWDED, FORCED
+from trigolden_positions import CROWDED, FORCED, FORCED_TURN
 
 import envs
 from envs import make_game
@@ -153,7 +153,7 @@ def test_trigolden_arbitration_claim_with_a_legal_turn_loses_the_match(tmp_path)
 def test_trigolden_claimant_without_legal_turn_wins_the_match(tmp_path):
     # An n = 4 game where every turn of p1 leaves p2 with no legal complete turn (so p1 must
     # play one, rules/trigolden.md): the game ends by arbitration and decides the whole match.
-    moves = [*FORCED.split(), "G@5.0/1", "T@5.2/1"]
+    moves = [*FORCED.split(), *FORCED_TURN.split()]
     with client_for(tmp_path) as c:
         body = create(c, "trigolden", config={"n": 4}, match_games=2, confirm_turns=False)
         sid, owner = body["session"]["id"], body["owner_token"]

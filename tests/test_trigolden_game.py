@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from trigolden_positions import FORCED, FORCED_TURN, forced_arbitration
 
 import envs  # noqa: F401  (registers the Gymnasium ids)
 from envs import ConfigError, IllegalMove, InvalidState, make_game
@@ -209,16 +210,18 @@ def test_env_check_and_self_play():
 
 
 def test_env_arbitration_ends_as_opponent_loss():
-    env = gym.make("qizero/TriGolden-v0")
+    # Every turn of p1 leaves p2 no legal complete turn (tests/trigolden_positions.py).
+    env = gym.make("qizero/TriGolden-v0", game_config={"n": 4})
     env.reset(seed=0)
     base = env.unwrapped
     state = base.game.initial_state()
-    for move in "G G@0.2/1".split():
+    first, second = FORCED_TURN.split()
+    for move in [*FORCED.split(), first]:
         state = base.game.play(state, move)
     base.state = state
     base._mask = base.game.legal_mask(state).astype(np.int8)
-    _, reward, done, _, info = env.step(base.game.move_to_action(state, "G@0.1/2"))
-    assert done and list(info["returns"]) == [1.0, -1.0] and reward == -1.0  # p2 moved last
+    _, reward, done, _, info = env.step(base.game.move_to_action(state, second))
+    assert done and list(info["returns"]) == [-1.0, 1.0] and reward == -1.0  # p1 moved last
 
 
 def test_custom_set_draft_passes_and_standard_arbitration():
@@ -262,14 +265,14 @@ def test_complete_match():
             result.totals[1] > result.totals[0])
         assert result.winner == expected
     assert result.to_json()["decided_by"] == result.decided_by
-    # Combining by hand: an arbitration in game 1 decides the match at once.
-    arb = play(game, "G G@0.2/1 G@0.1/2")
+    # Combining by hand: an arbitration in game 1 decides the match at once (claimant p2: B).
+    arb = forced_arbitration()
     r = match_result(arb, None)
-    assert (r.winner, r.decided_by) == (0, "arbitration")
-    # ... and in game 2 the claimant p1 is match player B.
+    assert (r.winner, r.decided_by) == (1, "arbitration")
+    # ... and in game 2 the claimant p2 is match player A.
     finished = play_game(small, random_policy, random_policy, rng)
     if finished.outcome == FINISHED:
-        assert match_result(finished, arb).winner == 1
+        assert match_result(finished, arb).winner == 0
     with pytest.raises(IllegalMove):
         match_result(small.initial_state(), None)
 
@@ -314,8 +317,8 @@ def test_match_returns_score_the_match_of_the_rules():
         assert (r[0], r[1]) == (expected, -expected)
         checked += result.decided_by == "score"
     assert checked > 0
-    arb = play(game, "G G@0.2/1 G@0.1/2")
-    assert list(game.match_returns([arb, None])) == [1.0, -1.0]
+    arb = forced_arbitration()  # claimant p2
+    assert list(game.match_returns([arb, None])) == [-1.0, 1.0]
     finished = play_game(small, random_policy, random_policy, rng)
     while finished.outcome != FINISHED:
         finished = play_game(small, random_policy, random_policy, rng)
@@ -338,6 +341,6 @@ def test_utility_is_the_scaled_margin_and_returns_the_result():
         assert u[0] == pytest.approx(expected) and u[1] == pytest.approx(-expected)
         assert list(game.returns(final)) == [np.sign(diff), -np.sign(diff)]
         seen.add(abs(diff) >= MARGIN_SCALE)
-    arb = play(game, "G G@0.2/1 G@0.1/2")
-    assert list(game.utility(arb)) == list(game.returns(arb)) == [1.0, -1.0]
+    arb = forced_arbitration()  # claimant p2
+    assert list(game.utility(arb)) == list(game.returns(arb)) == [-1.0, 1.0]
     assert list(game.utility(game.initial_state())) == [0.0, 0.0]

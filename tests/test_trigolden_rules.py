@@ -21,6 +21,7 @@ from envs.trigolden.state import ARBITRATION, FINISHED, ONGOING
 
 sys.path.insert(0, str(Path(__file__).parent))
 import trigolden_reference as ref  # noqa: E402
+from trigolden_positions import FORCED  # noqa: E402
 
 standard = make_game("trigolden")
 draft = make_game("trigolden", variant="draft")
@@ -284,8 +285,6 @@ def test_draft_masks_match_reference():
 def test_obligation_broken_claimant_wins():
     # Every turn of p1 leaves p2 (parallelograms only) no legal complete turn, so p1 must play
     # one (tests/test_trigolden_obligation.py): the game ends, p2 wins by arbitration.
-    from trigolden_positions import FORCED
-
     game = make_game("trigolden", n=4)
     state = play(game, FORCED)
     state = game.apply(state, int(game.legal_actions(state)[0]))

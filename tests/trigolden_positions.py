@@ -14,3 +14,17 @@ CROWDED = (
 # parallelograms, and no turn of p1 leaves p2 a legal complete turn.
 FORCED = ("P' T@0.2/2 T@0.3/0 T@2.2/2 T@2.1/2 T@0.0/1 G@0.1/2 G@1.0/2 G@1.1/0 T@8.2/0 G@8.1/2 "
           "G@9.2/0 T@9.1/1 G@11.2/1 G@11.1/2")
+# FORCED followed by one of p1's turns, all of which break the obligation.
+FORCED_TURN = "G@5.0/1 T@5.2/1"
+
+
+def forced_arbitration():
+    """The n = 4 game after FORCED and p1's turn: p2, left with no legal complete turn,
+    wins by arbitration (``claimant`` 1)."""
+    from envs import make_game
+
+    game = make_game("trigolden", n=4)
+    state = game.initial_state()
+    for move in [*FORCED.split(), *FORCED_TURN.split()]:
+        state = game.play(state, move)
+    return state
