@@ -16,6 +16,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -96,15 +97,17 @@ class AIEngine:
             threading.Thread(target=self.warm_up, name="qizero-warm-up", daemon=True).start()
         self.processes: SearchProcesses | None = None
         if processes > 0:
-            engine_args = {
-                "levels_root": levels.root,
-                "baseline": levels.baseline,
-                "batching": batching,
-                "max_batch": max_batch,
-                "torch_threads": torch_threads,
-                "cache_bytes": cache_bytes,
-            }
-            self.processes = SearchProcesses(processes, workers, engine_args)
+            make_engine = partial(
+                _process_engine,
+                levels.root,
+                levels.baseline,
+                workers=workers,
+                batching=batching,
+                max_batch=max_batch,
+                torch_threads=torch_threads,
+                cache_bytes=cache_bytes,
+            )
+            self.processes = SearchProcesses(processes, make_engine)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -239,3 +242,9 @@ class AIEngine:
                 for p, m in loaded.items()
             },
         }
+
+
+def _process_engine(levels_root: Path, baseline: bool, **engine_args: Any) -> AIEngine:
+    """The engine of one search process, built there (the factory given to SearchProcesses):
+    the server's settings, its own threads and networks, every network loaded at start."""
+    return AIEngine(LevelRegistry(levels_root, baseline), warm_up=True, **engine_args)

@@ -26,7 +26,7 @@ from serving.api.routes import games, health, sessions
 from serving.db import SessionStore
 from serving.errors import error_body, install_handlers
 from serving.levels import LevelRegistry
-from serving.sessions import SessionManager
+from serving.sessions.manager import SessionManager
 from serving.settings import Settings
 
 STATIC_DIR = Path(__file__).parent / "static"

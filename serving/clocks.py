@@ -14,19 +14,26 @@ when that side's time is up and what a finished turn costs. Two kinds:
   period that ran out is gone. When main time and all periods are used up the side loses on
   time.
 
-The session manager asks a time control three things only: the deadline of the side to move,
-what a finished turn costs (:meth:`charge`), and what happens at the deadline
-(``loses_on_time``). Deadlines are exact instants computed from stored numbers, so a time-out
-applied late (by the poller, on the next request, after a restart) lands where it would have.
+The sessions (:mod:`serving.sessions.machine`, :mod:`serving.sessions.timeouts`) ask a time
+control three things only: the deadline of the side to move, what a finished turn costs
+(:meth:`charge`), and what happens at the deadline (``loses_on_time``). Deadlines are exact
+instants computed from stored numbers, so a time-out applied late (by the poller, on the next
+request, after a restart) lands where it would have. :func:`requested_byo_yomi` validates the
+clock a new session asks for.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from serving.db import SessionData
+from serving.errors import BadInput
+
+#: The time source, in seconds (``time.time``; tests inject a fake one).
+Clock = Callable[[], float]
 
 MAX_MAIN_TIME = 86_400.0  # a day: beyond that a session is a correspondence game
 MAX_PERIODS = 100
@@ -34,7 +41,7 @@ MAX_PERIOD_SECONDS = 3_600.0
 
 
 class TimeControl:
-    """What the session manager needs of a time control (subclasses below)."""
+    """What the sessions need of a time control (subclasses below)."""
 
     #: True: running out of time loses the game; False: the game's ``time_out`` rule applies.
     loses_on_time: bool = False
@@ -90,6 +97,31 @@ class ByoYomiConfig:
     def to_json(self) -> dict[str, Any]:
         return {"main_time": float(self.main_time), "periods": self.periods,
                 "period_seconds": float(self.period_seconds)}
+
+
+def requested_byo_yomi(
+    game_id: str, default: ByoYomiConfig | None, clock: dict[str, Any] | None | str
+) -> ByoYomiConfig | None:
+    """The validated main time + byo-yomi clock a new session asks for (None: no clock).
+
+    ``clock`` is ``"default"`` (the game's ``default``), None (no clock) or a partial
+    ``{"main_time", "periods", "period_seconds"}`` that takes missing fields from the default."""
+    if clock == "default":
+        return default
+    if clock is None:
+        return None
+    if default is None:
+        raise BadInput(f"{game_id} sessions have no byo-yomi clock (its rules define none)")
+    if not isinstance(clock, dict):
+        raise BadInput("clock must be an object {main_time, periods, period_seconds}")
+    unknown = sorted(set(clock) - {"main_time", "periods", "period_seconds"})
+    if unknown:
+        raise BadInput(f"unknown clock field(s) {unknown}")
+    values = {**default.to_json(), **{k: v for k, v in clock.items() if v is not None}}
+    try:
+        return ByoYomiConfig(**values)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
 
 
 class ByoYomi(TimeControl):

@@ -1,11 +1,16 @@
-"""Searches in worker processes: each process holds its own :class:`serving.ai.AIEngine`
-(threads, networks, batcher, cache), and the service sends each search to the least busy one.
+"""Searches in worker processes: each process runs a search engine of its own (threads,
+networks, batcher, cache: :class:`serving.ai.AIEngine`), and the service sends each search to
+the least busy one.
 
 Why processes: the search itself (tree walk, rules, features) is Python and holds the GIL, so
 the searches of one process share one core however many threads run them. One process per core
 gives each core its own interpreter; inside a process, concurrent searches still batch their
 network evaluations. Workers start with ``spawn`` (no fork of a threaded server) and a worker
 that dies is replaced: its searches in flight fail with 503, the next ones go to the new one.
+
+The engine comes from a picklable factory the caller passes in (``serving.ai`` passes one
+that builds an AIEngine), so this module knows only the :class:`SearchEngine` protocol and
+``serving.ai`` is the only one of the two that imports the other.
 
 The wire: the parent sends ``(id, method, args)`` and the worker answers ``(id, ok, payload)``
 where a failure carries the service error's class name, message and detail, so the same JSON
@@ -18,25 +23,39 @@ import itertools
 import logging
 import multiprocessing
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Protocol
 
-from envs.core import QizeroError
+from envs.core import Game, QizeroError
 from serving import errors
 from serving.errors import ServiceError, Unavailable
 
 log = logging.getLogger("qizero.serving")
 
 
-def _worker_main(conn: Connection, engine_args: dict[str, Any], threads: int) -> None:
-    """A worker process: serve requests from ``conn`` with a local AIEngine and thread pool."""
-    from serving.ai import AIEngine
-    from serving.levels import LevelRegistry
+class SearchEngine(Protocol):
+    """What a worker process needs of its engine (:class:`serving.ai.AIEngine` is one)."""
 
-    registry = LevelRegistry(engine_args.pop("levels_root"), engine_args.pop("baseline"))
-    engine = AIEngine(registry, workers=threads, warm_up=True, **engine_args)
+    def analyse(self, game: Game, state: Any, level_id: str | None, seed: int | None) -> Any: ...
+
+    def stats(self) -> dict[str, Any]: ...
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future: ...
+
+    def close(self) -> None: ...
+
+
+#: Builds a worker's engine, in the worker; pickled to it, so a module-level function or a
+#: ``functools.partial`` of one.
+EngineFactory = Callable[[], SearchEngine]
+
+
+def _worker_main(conn: Connection, make_engine: EngineFactory) -> None:
+    """A worker process: serve requests from ``conn`` with an engine of its own."""
+    engine = make_engine()
     send_lock = threading.Lock()
 
     def reply(message: tuple[Any, ...]) -> None:
@@ -88,12 +107,11 @@ class _Worker:
 
 
 class SearchProcesses:
-    """``processes`` worker processes, each an AIEngine with ``threads`` search threads."""
+    """``processes`` worker processes, each with the engine ``make_engine`` builds there."""
 
-    def __init__(self, processes: int, threads: int, engine_args: dict[str, Any]) -> None:
+    def __init__(self, processes: int, make_engine: EngineFactory) -> None:
         self._context = multiprocessing.get_context("spawn")
-        self._engine_args = engine_args
-        self._threads = threads
+        self._make_engine = make_engine
         self._ids = itertools.count()
         self._lock = threading.Lock()
         self._closed = False
@@ -103,7 +121,7 @@ class SearchProcesses:
         parent, child = self._context.Pipe()
         process = self._context.Process(
             target=_worker_main,
-            args=(child, dict(self._engine_args), self._threads),
+            args=(child, self._make_engine),
             name="qizero-search",
             daemon=True,
         )
@@ -155,11 +173,11 @@ class SearchProcesses:
         return future
 
     def analyse(self, *args: Any) -> Any:
-        """AIEngine.analyse in the least busy worker (blocks until it answers)."""
+        """The engine's ``analyse`` in the least busy worker (blocks until it answers)."""
         return self._send(None, "analyse", args).result()
 
     def stats(self) -> list[dict[str, Any]]:
-        """Each worker's AIEngine.stats()."""
+        """Each worker's engine ``stats()``."""
         with self._lock:
             workers = list(self._workers)
         futures = [self._send(w, "stats", ()) for w in workers]

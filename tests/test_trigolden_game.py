@@ -17,7 +17,8 @@ from envs import ConfigError, IllegalMove, InvalidState, make_game
 from envs.policies import random_policy
 from envs.trigolden import TriGolden, TriGoldenConfig
 from envs.trigolden.game import MARGIN_SCALE
-from envs.trigolden.match import match_result, play_game, play_match
+from envs.trigolden.match import play_game, play_match
+from envs.trigolden.match_score import match_result
 from envs.trigolden.pieces import PIECE_TABLE, PieceKind, make_piece_set
 from envs.trigolden.players import greedy_policy, immediate_gain
 from envs.trigolden.state import ARBITRATION, FINISHED

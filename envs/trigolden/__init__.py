@@ -3,12 +3,14 @@
 Modules, one job each: ``pieces`` (the piece table and exact vectors), ``geometry`` (the
 board's lookup tables and the predicates of rules 1-4), ``rules`` (legal placements and the
 two-piece turn), ``state`` (the immutable state and the step), ``observation`` (tokens for a
-set network), ``game`` (the Game protocol, notation, JSON, client geometry), ``match``
-(matches of two games and arbitration), ``players`` (the greedy baseline).
+set network), ``game`` (the Game protocol, notation, JSON, client geometry), ``match_score`` (the
+result of a match of two games), ``match`` (playing a match, arbitration), ``players`` (the
+greedy baseline).
 """
 
 from envs.trigolden.game import PLAYER_NAMES, TriGolden, TriGoldenConfig
-from envs.trigolden.match import MatchResult, arbitrate, match_result, play_match
+from envs.trigolden.match import arbitrate, play_match
+from envs.trigolden.match_score import MatchResult, match_result
 from envs.trigolden.players import greedy_policy
 from envs.trigolden.state import TriGoldenState
 

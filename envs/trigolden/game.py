@@ -18,7 +18,8 @@ offers only the canonical one (unflipped first, then the lowest edge labels) and
 parser maps the others to it.
 
 Returns of a finished game: +1 to the player with more points, -1 to the other, 0 on equal
-points (the sign of the score difference; the match totals are :mod:`envs.trigolden.match`'s).
+points (the sign of the score difference; the match totals are
+:mod:`envs.trigolden.match_score`'s).
 A game ended by arbitration (the player to move had pieces and no legal complete turn):
 +1 to that player (the claimant), -1 to the opponent, who broke the obligation.
 
@@ -39,7 +40,7 @@ import numpy as np
 from envs.core import ConfigError, Game, GameSpec, IllegalMove, InvalidState
 from envs.trigolden import observation as obs_mod
 from envs.trigolden.geometry import Candidate
-from envs.trigolden.match import match_result
+from envs.trigolden.match_score import match_result
 from envs.trigolden.pieces import GOLDEN, PieceSet, to_float
 from envs.trigolden.playout import random_playout as fast_playout
 from envs.trigolden.rules import BRACING, DRAFT, STANDARD, TRIGOLDEN, Rules
@@ -211,7 +212,7 @@ class TriGolden(Game[TriGoldenState]):
 
     def match_returns(self, finals: Sequence[TriGoldenState | None]) -> np.ndarray:
         """The match of the rules: points of both games added, arbitration deciding at once
-        (``envs.trigolden.match``); a game cut short by a ply cap leaves the match drawn."""
+        (``envs.trigolden.match_score``); a game cut short by a ply cap leaves the match drawn."""
         first = finals[0]
         second = finals[1] if len(finals) > 1 else None
         r = np.zeros(2, dtype=np.float32)

@@ -8,7 +8,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from serving.ai import AIEngine
-from serving.sessions import SessionManager
+from serving.sessions.manager import SessionManager
 from serving.settings import Settings
 
 

@@ -1,0 +1,53 @@
+"""The session being worked on: :class:`Ctx`, what every session module passes around.
+
+An operation loads a session, rebuilds its game (:mod:`serving.sessions.persistence`), works
+on this context and commits it; nothing here outlives the operation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from envs.core import Game
+from serving.adapters import Adapter
+from serving.catalogue import apply_move
+from serving.db import SessionData
+
+
+@dataclass
+class Ctx:
+    """One session being worked on: its data, game, adapter, committed state and the time."""
+
+    data: SessionData
+    game: Game
+    adapter: Adapter
+    state: Any  # the game in progress after its committed events (pending moves not applied)
+    now: float
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.game.spec.player_names
+
+    def seat_of(self, player: int) -> str:
+        """Seat of a player index in the current game (the first player swaps each game)."""
+        k = len(self.data.games) - 1
+        return self.names[(player + k) % len(self.names)]
+
+    def seat_to_play(self, state: Any) -> str | None:
+        if self.game.is_terminal(state):
+            return None
+        return self.seat_of(self.game.to_play(state))
+
+    def current(self) -> Any:
+        """The state with the pending (provisional) moves applied."""
+        state = self.state
+        for j, m in enumerate(self.data.pending):
+            state = apply_move(self.game, state, m, len(self.data.events) + j)
+        return state
+
+    def pending_complete(self) -> bool:
+        """Whether the provisional moves make a whole turn (the other side is to move next)."""
+        if not self.data.pending:
+            return False
+        return self.seat_to_play(self.current()) != self.seat_to_play(self.state)

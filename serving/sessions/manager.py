@@ -1,0 +1,214 @@
+"""The session service's entry points (:class:`SessionManager`): one method per route, each
+a single compare-and-set write, and the lifecycle (resuming sessions, the timer poller, the AI
+seats).
+
+A write loads the session with its due time-outs committed, checks the version the client
+last saw (409 if stale), runs one operation (:mod:`~serving.sessions.turns`,
+:mod:`~serving.sessions.extras`) and commits it before the answer; after every change the AI
+seat driver is kicked.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from serving.adapters import get_adapter
+from serving.ai import AIEngine
+from serving.catalogue import build_game
+from serving.clocks import ByoYomi, Clock, requested_byo_yomi
+from serving.db import SessionData, SessionStore
+from serving.errors import BadInput, Conflict
+from serving.sessions import extras, turns
+from serving.sessions.ai_seats import AISeats, seat_config
+from serving.sessions.context import Ctx
+from serving.sessions.persistence import SessionRepository
+from serving.sessions.timeouts import TimerPoller, expire
+from serving.sessions.tokens import hash_token, new_token
+from serving.sessions.view import session_view
+from serving.settings import Settings
+
+log = logging.getLogger("qizero.serving")
+
+
+class SessionManager:
+    """All session operations; routes call these and turn the results into JSON."""
+
+    def __init__(
+        self, store: SessionStore, ai: AIEngine, settings: Settings, clock: Clock = time.time
+    ) -> None:
+        self.store = store
+        self.ai = ai
+        self.settings = settings
+        self.clock = clock
+        self.repo = SessionRepository(store, clock)
+        self.ai_seats = AISeats(ai, clock, self._fresh, self.repo.commit)
+        self.timers = TimerPoller(store, self.refresh, settings.timer_poll_seconds)
+
+    # ================================================================ lifecycle
+    def start(self) -> None:
+        """Resume every unfinished session (AI seats to move, expired timers) and start the
+        timer poller."""
+        for sid in self.store.active_ids():
+            try:
+                self.refresh(sid)
+            except Exception:  # noqa: BLE001  one broken session must not stop the service
+                log.exception("cannot resume session %s", sid)
+        self.timers.start()
+
+    def close(self) -> None:
+        self.ai_seats.close()
+        self.timers.close()
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Wait until no AI seat is thinking (tests, benchmarks)."""
+        return self.ai_seats.wait_idle(timeout)
+
+    # ================================================================ reads and writes
+    def _fresh(self, sid: str) -> Ctx:
+        """Load a session and commit any time-outs that are due (retrying on races)."""
+        for _ in range(20):
+            data = self.repo.load(sid)
+            ctx = self.repo.context(data)
+            version = data.version
+            if not expire(ctx):
+                return ctx
+            if self.repo.commit(ctx, version):
+                self.ai_seats.kick_if_ai(ctx)
+                return ctx
+        raise Conflict("the session is changing too fast; try again")
+
+    def _write(self, sid: str, version: int, op: Callable[[Ctx], None]) -> Ctx:
+        """Run ``op`` on the session at ``version`` and commit it (409 if anything came
+        between)."""
+        ctx = self._fresh(sid)
+        if version != ctx.data.version:
+            raise Conflict(
+                f"stale version {version}: the session is at version {ctx.data.version}",
+                version=ctx.data.version,
+            )
+        op(ctx)
+        if not self.repo.commit(ctx, version):
+            current = self.repo.load(sid)
+            raise Conflict(
+                f"the session changed meanwhile (now version {current.version})",
+                version=current.version,
+            )
+        self.ai_seats.errors.pop(sid, None)
+        self.ai_seats.kick_if_ai(ctx)
+        return ctx
+
+    def get(self, sid: str) -> Ctx:
+        return self._fresh(sid)
+
+    def refresh(self, sid: str) -> None:
+        """Apply due time-outs and make sure an AI seat to move is thinking."""
+        ctx = self._fresh(sid)
+        self.ai_seats.kick_if_ai(ctx)
+
+    def view(self, ctx: Ctx) -> dict[str, Any]:
+        sid = ctx.data.id
+        return session_view(ctx, self.ai_seats.thinking(sid), self.ai_seats.errors.get(sid))
+
+    # ================================================================ operations
+    def create(
+        self,
+        game_id: str,
+        config: dict[str, Any],
+        seats: dict[str, dict[str, Any]],
+        turn_seconds: float | None | str = "default",
+        confirm_turns: bool | None = None,
+        match_games: int = 1,
+        clock: dict[str, Any] | None | str = "default",
+    ) -> tuple[Ctx, str, dict[str, str]]:
+        """A new session. ``turn_seconds`` and ``clock`` (main time + byo-yomi:
+        ``{"main_time", "periods", "period_seconds"}``, missing fields from the game's
+        default) are the two kinds of timer; ``"default"`` takes the game's, None none."""
+        game = build_game(game_id, config)
+        adapter = get_adapter(game_id)
+        names = game.spec.player_names
+        unknown = sorted(set(seats) - set(names))
+        if unknown:
+            raise BadInput(f"unknown seat(s) {unknown}; the seats of {game_id} are {list(names)}")
+        seat_cfg = {}
+        for name in names:
+            seat_cfg[name] = seat_config(self.ai, game, seats.get(name) or {"type": "human"})
+        if turn_seconds == "default":
+            turn_seconds = game.spec.turn_seconds
+        if turn_seconds is not None and game.spec.turn_seconds is None:
+            raise BadInput(f"{game_id} sessions have no turn timer (its rules define none)")
+        byo_yomi = requested_byo_yomi(game_id, adapter.byo_yomi_default, clock)
+        if byo_yomi is not None and turn_seconds is not None:
+            raise BadInput("a session has one timer: turn_seconds or clock, not both")
+        if match_games not in adapter.match_lengths:
+            raise BadInput(
+                f"a {game_id} match has {' or '.join(map(str, adapter.match_lengths))} game(s)"
+            )
+        now = self.clock()
+        owner = new_token()
+        seat_tokens = {name: new_token() for name in names}
+        data = SessionData(
+            id=secrets.token_urlsafe(16),
+            game=game_id,
+            config=dict(config),
+            seats=seat_cfg,
+            owner_hash=hash_token(owner),
+            seat_hashes={k: hash_token(v) for k, v in seat_tokens.items()},
+            games=[[]],
+            pending=[],
+            extras={},
+            version=1,
+            status="playing",
+            result=None,
+            confirm_turns=adapter.confirm_turns_default if confirm_turns is None else confirm_turns,
+            match_games=match_games,
+            turn_seconds=float(turn_seconds) if turn_seconds is not None else None,
+            turn_started=now if turn_seconds is not None or byo_yomi is not None else None,
+            created=now,
+            updated=now,
+        )
+        if byo_yomi is not None:
+            ByoYomi.install(data, byo_yomi, list(names))
+        self.repo.insert(data)
+        ctx = self.repo.context(self.repo.load(data.id))
+        self.ai_seats.kick_if_ai(ctx)
+        return ctx, owner, seat_tokens
+
+    def move(self, sid: str, token: str | None, move: str | dict[str, Any], version: int) -> Ctx:
+        max_chars = self.settings.max_move_chars
+        return self._write(sid, version, lambda ctx: turns.move(ctx, token, move, max_chars))
+
+    def confirm(self, sid: str, token: str | None, version: int) -> Ctx:
+        return self._write(sid, version, lambda ctx: turns.confirm(ctx, token))
+
+    def cancel(self, sid: str, token: str | None, version: int) -> Ctx:
+        return self._write(sid, version, lambda ctx: turns.cancel(ctx, token))
+
+    def set_seat(
+        self, sid: str, token: str | None, seat: str, kind: str, level: str | None, version: int
+    ) -> Ctx:
+        return self._write(
+            sid, version, lambda ctx: turns.set_seat(ctx, self.ai, token, seat, kind, level)
+        )
+
+    def resign(self, sid: str, token: str | None, seat: str | None, version: int) -> Ctx:
+        return self._write(sid, version, lambda ctx: extras.resign(ctx, token, seat))
+
+    def arbitration(self, sid: str, token: str | None, version: int) -> Ctx:
+        """A claim that the opponent broke the obligation (TriGolden, ``standard``)."""
+        return self._write(sid, version, lambda ctx: extras.arbitration(ctx, token))
+
+    def mark_dead(self, sid: str, token: str | None, dead: list[str], version: int) -> Ctx:
+        """Propose the dead chains (replaces the marks; every acceptance is withdrawn)."""
+        return self._write(sid, version, lambda ctx: extras.mark_dead(ctx, token, dead))
+
+    def accept_score(self, sid: str, token: str | None, version: int) -> Ctx:
+        """Accept the marks; when every human seat has, the score is final."""
+        return self._write(sid, version, lambda ctx: extras.accept_score(ctx, token))
+
+    def resume(self, sid: str, token: str | None, version: int) -> Ctx:
+        """Resume play in the scoring phase (Go)."""
+        return self._write(sid, version, lambda ctx: extras.resume(ctx, token))

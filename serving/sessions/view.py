@@ -1,0 +1,63 @@
+"""The JSON a client sees of a session (``SessionPublic`` in :mod:`serving.api.models`).
+
+Built from a loaded :class:`Ctx` only, plus what the AI seat driver says, so every answer (and
+anything else that shows a session) shows the same thing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from serving.catalogue import describe
+from serving.clocks import time_control
+from serving.sessions.context import Ctx
+from serving.sessions.timeouts import deadline
+
+
+def session_view(ctx: Ctx, ai_thinking: bool, ai_error: str | None) -> dict[str, Any]:
+    """Position, seats, events, pending moves, timer, match, scoring phase and result."""
+    data = ctx.data
+    current = ctx.current()
+    position = describe(ctx.game, current)
+    position["to_play"] = ctx.seat_to_play(current) if not position["is_over"] else None
+    due = deadline(ctx) if data.status == "playing" else None
+    clock = time_control(data)
+    scoring = data.extras.get("scoring") if data.status == "scoring" else None
+    if scoring is not None:
+        scoring = {**scoring, "proposed": ctx.adapter.propose_dead(ctx.game, ctx.state)}
+    return {
+        "id": data.id,
+        "game": data.game,
+        "config": data.config,
+        "version": data.version,
+        "status": data.status,
+        "seats": data.seats,
+        "moves": [ev["m"] for ev in data.events if ev["t"] == "move"],
+        "events": data.events,
+        "pending": data.pending,
+        "turn_complete": ctx.pending_complete(),
+        "confirm_turns": data.confirm_turns,
+        "position": position,
+        "timer": {
+            "turn_seconds": data.turn_seconds,
+            "turn_started": data.turn_started,
+            "deadline": due,
+            "remaining": max(0.0, due - ctx.now) if due is not None else None,
+            "clock": (
+                clock.view(data, ctx.seat_to_play(ctx.state), ctx.now)
+                if clock is not None else None
+            ),
+        },
+        "match": {
+            "games": data.match_games,
+            "current": len(data.games),
+            "results": data.extras.get("game_results", []),
+            "history": data.games[:-1],
+        },
+        "scoring": scoring,
+        "result": data.result,
+        "ai_thinking": ai_thinking,
+        "ai_error": ai_error,
+        "created": data.created,
+        "updated": data.updated,
+    }
