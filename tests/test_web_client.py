@@ -5,7 +5,8 @@ types, module imports that resolve, package data, nothing fetched from elsewhere
 browser (Playwright driving Debian's Chromium), the real server is started on a free port and
 the screens are played by clicks: Jiugong moves, a TriGolden turn with previews, cancel and
 confirm, a seat handed to the AI through the scoring-mode marker, arbitration's confirmation,
-and the narrow-screen layout. The browser tests skip only when Chromium or Playwright is
+the narrow-screen layout, and Stereo Go's cylinder lying down on a wide screen and upright on a
+narrow one. The browser tests skip only when Chromium or Playwright is
 missing (CI installs both).
 """
 
