@@ -5,7 +5,8 @@ types, module imports that resolve, package data, nothing fetched from elsewhere
 browser (Playwright driving Debian's Chromium), the real server is started on a free port and
 the screens are played by clicks: Jiugong moves, a TriGolden turn with previews, cancel and
 confirm, a seat handed to the AI through the scoring-mode marker, arbitration's confirmation,
-and the narrow-screen layout. The browser tests skip only when Chromium or Playwright is
+the narrow-screen layout, and Stereo Go's cylinder lying down on a wide screen and upright on a
+narrow one. The browser tests skip only when Chromium or Playwright is
 missing (CI installs both).
 """
 
@@ -390,6 +391,116 @@ def test_start_screen_buttons_choose_options_with_trained_levels(page, server):
     assert page.locator('select[name="variant"]').input_value() == "standard"
 
 
+# Stereo Go's screen (seed 003: 横向摆放, on a phone 竖向观看): the cylinder lies down on a wide
+# screen (rings as columns, NP left, SP right, meridians as rows) and stands upright on a narrow
+# one (meridians as columns, NP above, SP below).
+WIDE, NARROW = (1280, 800), (390, 844)
+MERIDIANS = "ABCDEFGHIJKLMNOPQ"
+
+
+def _centre(box: dict[str, float]) -> tuple[float, float]:
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def _point_at(page, name: str) -> tuple[float, float]:
+    return _centre(page.locator(f'[data-point="{name}"] .hit').bounding_box())
+
+
+def _label_at(page, text: str) -> tuple[float, float]:
+    return _centre(page.locator(".board-svg text.coord", has_text=re.compile(f"^{text}$"))
+                   .bounding_box())
+
+
+def _resize(page, size: tuple[int, int], orientation: str) -> None:
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.wait_for_selector(f'.point-board[data-orientation="{orientation}"]')
+
+
+def _first_meridian(page, horizontal: bool) -> str:
+    """The meridian drawn first: the bottom row lying down, the left column upright."""
+    where = {m: _point_at(page, f"{m}1") for m in MERIDIANS}
+    return max(where, key=lambda m: where[m][1]) if horizontal else min(
+        where, key=lambda m: where[m][0])
+
+
+@pytest.mark.parametrize("size", [WIDE, NARROW], ids=["wide", "narrow"])
+def test_stereo_go_cylinder_lies_down_on_wide_screens(page, server, size):
+    horizontal = size == WIDE
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    sid, token = _api_session(server, "stereo_go")
+    _open(page, server, sid, token)
+    orientation = "horizontal" if horizontal else "vertical"
+    assert page.get_attribute(".point-board", "data-orientation") == orientation
+
+    board = page.locator(".board-bg").bounding_box()
+    assert board["x"] >= 0 and board["x"] + board["width"] <= size[0] + 0.5
+    (npx, npy), (spx, spy) = _point_at(page, "NP"), _point_at(page, "SP")
+    (a1x, a1y), (b1x, b1y), (a2x, a2y) = (_point_at(page, p) for p in ("A1", "B1", "A2"))
+    if horizontal:  # rings are columns from NP to SP, meridians rows (A at the bottom)
+        assert board["width"] > 1.2 * board["height"]
+        assert npx < a1x < a2x < spx and abs(npy - spy) < 1
+        assert abs(a1x - b1x) < 1 and b1y < a1y and abs(a1y - a2y) < 1
+        assert page.locator(".turn-up").inner_text() == "▲ turn"
+        assert page.locator(".turn-down").inner_text() == "turn ▼"
+    else:  # meridians are columns, NP above, SP below
+        assert board["height"] > 1.2 * board["width"]
+        assert npy < a1y < a2y < spy and abs(npx - spx) < 1
+        assert abs(a1y - b1y) < 1 and a1x < b1x and abs(a1x - a2x) < 1
+        assert page.locator(".turn-left").inner_text() == "◀ turn"
+        assert page.locator(".turn-right").inner_text() == "turn ▶"
+
+    # a click where ring 7's and meridian F's labels cross plays F7; then white takes SP
+    ring, meridian = _label_at(page, "7"), _label_at(page, "F")
+    page.mouse.click(*((ring[0], meridian[1]) if horizontal else (meridian[0], ring[1])))
+    _moves_shown(page, 1)
+    page.mouse.click(spx, spy)
+    _moves_shown(page, 2)
+    assert _view(server, sid)["moves"] == ["F7", "SP"]
+    assert page.locator('[data-point="F7"] .stone.black').count() == 1
+
+
+def test_stereo_go_turn_is_kept_when_the_screen_turns(page, server):
+    page.set_viewport_size({"width": WIDE[0], "height": WIDE[1]})
+    sid, token = _api_session(server, "stereo_go")
+    _open(page, server, sid, token)
+    assert _first_meridian(page, horizontal=True) == "A"
+    page.click(".turn-down")
+    page.click(".turn-down")  # two meridians on: C is the bottom row
+    assert _first_meridian(page, horizontal=True) == "C"
+
+    _resize(page, NARROW, "vertical")  # the phone: upright, C still drawn first (left)
+    assert _first_meridian(page, horizontal=False) == "C"
+    page.click(".turn-left")
+    assert _first_meridian(page, horizontal=False) == "D"
+    page.click('[data-point="D1"]')  # clicks still find their points on the turned board
+    _moves_shown(page, 1)
+    page.click(".turn-right")
+    page.click(".turn-right")
+    assert _first_meridian(page, horizontal=False) == "B"
+
+    _resize(page, WIDE, "horizontal")  # and back: B the bottom row, the stone still on D1
+    assert _first_meridian(page, horizontal=True) == "B"
+    assert page.locator('[data-point="D1"] .stone.black').count() == 1
+    page.click(".turn-up")
+    assert _first_meridian(page, horizontal=True) == "A"
+    assert _view(server, sid)["moves"] == ["D1"]
+
+
+def test_stereo_go_square_board_stays_square(page, server):
+    sid, token = _api_session(server, "stereo_go", config={"board": "9x9"})
+    for size in (WIDE, NARROW):
+        page.set_viewport_size({"width": size[0], "height": size[1]})
+        _open(page, server, sid, token)
+        assert page.locator(".board-svg [data-point]").count() == 81
+        assert page.locator(".cylinder-controls").count() == 0
+        board = page.locator(".board-bg").bounding_box()
+        assert abs(board["width"] - board["height"]) < 1
+        assert board["x"] + board["width"] <= size[0] + 0.5
+    page.click('[data-point="E5"]')
+    _moves_shown(page, 1)
+    assert _view(server, sid)["moves"] == ["E5"]
+
+
 def test_stereo_go_cylinder_is_drawn_and_played(page, server):
     sid, token = _api_session(server, "stereo_go")
     _open(page, server, sid, token)
@@ -398,7 +509,7 @@ def test_stereo_go_cylinder_is_drawn_and_played(page, server):
         assert page.locator(f'[data-point="{point}"]').count() == 1
     page.click('[data-point="NP"]')
     _moves_shown(page, 1)
-    page.click(".turn-left")  # turning the cylinder keeps the stones on their points
+    page.click(".turn-down")  # turning the cylinder keeps the stones on their points
     assert page.locator('[data-point="NP"] .stone.black').count() == 1
     page.click('[data-point="C2"]')
     _moves_shown(page, 2)

@@ -7,7 +7,8 @@ import { h } from './dom.js';
 import { askConfirm } from './dialog.js';
 import { clearError, showError } from './errors.js';
 import { pointBoard } from './boards/points.js';
-import { cylinderControls, fangqi, isCylinder, jiugong, stereoGo } from './boards/layouts.js';
+import { fangqi, jiugong } from './boards/layouts.js';
+import { stereoGoBoard } from './boards/cylinder.js';
 import { trigoldenScreen } from './trigolden/screen.js';
 
 const POLL_MS = 1000;
@@ -198,15 +199,7 @@ function pointBoardFor(session) {
   const id = session.view.game;
   if (id === 'jiugong') return pointBoard(session, jiugong, { lastMove: lastEventMove });
   if (id === 'fangqi') return pointBoard(session, fangqi, { lastMove: lastEventMove });
-  let shift = 0;
-  let board = null;
-  const controls = () => cylinderControls((d) => { shift += d; board.update(); });
-  board = pointBoard(session, (sess) => stereoGo(sess, shift), {
-    lastMove: (sess) => sess.position.state.last_move,
-    controls: isCylinder(session) ? controls : null,
-    quiet: true,
-  });
-  return board;
+  return stereoGoBoard(session);
 }
 
 function lastEventMove(session) {

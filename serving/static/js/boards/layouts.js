@@ -62,11 +62,15 @@ function goSquare(session) {
 
 /**
  * The Stereo Go cylinder: 17 meridians x 21 rings drawn as a grid whose rings wrap around
- * (the dashed stubs at both sides join meridian Q to A), with the north pole NP above ring 1
- * and the south pole SP below ring 21, each joined to the 17 points of its ring.
- * ``shift`` turns the cylinder (which meridian is drawn first), so any seam can be looked at.
+ * (the dashed stubs at both ends of each ring join meridian Q to A), with the north pole NP
+ * beyond ring 1 and the south pole SP beyond ring 21, each joined to the 17 points of its ring.
+ * Vertical: meridians are columns, NP above, SP below. Horizontal (seed 003: 横向摆放): the
+ * same picture turned a quarter to the left, so the rings are columns from NP at the left to
+ * SP at the right and the meridians are rows (A at the bottom): the cylinder still seen from
+ * outside, not mirrored. ``shift`` turns the cylinder (which meridian is drawn first: the
+ * left column, or the bottom row), so any seam can be looked at.
  */
-function goCylinder(session, shift) {
+function goCylinder(session, shift, horizontal) {
   const rows = session.position.state.board; // [NP, ring 1 ... ring 21, SP]
   const cols = MERIDIANS.length;
   const rings = rows.length - 2;
@@ -104,24 +108,49 @@ function goCylinder(session, shift) {
     }
   }
   points.push({ name: 'SP', x: width / 2, y: spY, piece: STONE[rows[rings + 1]] || null });
-  return { width, height: spY + d, points, lines, labels, radius: d * 0.42 };
+  const layout = { width, height: spY + d, points, lines, labels, radius: d * 0.42 };
+  return horizontal ? turnedLeft(layout) : layout;
+}
+
+/** A layout turned a quarter to the left (counter-clockwise): (x, y) -> (y, width - x). */
+function turnedLeft(layout) {
+  const at = (x, y) => [y, layout.width - x];
+  const moved = (p) => {
+    const [x, y] = at(p.x, p.y);
+    return { ...p, x, y };
+  };
+  return {
+    ...layout, width: layout.height, height: layout.width,
+    points: layout.points.map(moved),
+    labels: layout.labels.map(moved),
+    lines: layout.lines.map(([x1, y1, x2, y2, cls]) => [...at(x1, y1), ...at(x2, y2), cls]),
+  };
 }
 
 export function isCylinder(session) {
   return (session.view.config.board ?? 'cylinder') === 'cylinder';
 }
 
-/** Stereo Go: the cylinder, or a plain board when the config asks for one. */
-export function stereoGo(session, shift = 0) {
-  return isCylinder(session) ? goCylinder(session, shift) : goSquare(session);
+/**
+ * Stereo Go: the cylinder (``shift`` meridians turned, ``horizontal`` or upright), or a plain
+ * board when the config asks for one.
+ */
+export function stereoGo(session, { shift = 0, horizontal = false } = {}) {
+  return isCylinder(session) ? goCylinder(session, shift, horizontal) : goSquare(session);
 }
 
-/** Buttons that turn the cylinder view by one meridian either way. */
-export function cylinderControls(onShift) {
+/**
+ * Buttons that turn the cylinder by one meridian either way: ◀ / ▶ when the meridians are
+ * columns, ▲ / ▼ when they are rows. ``onShift(+1)`` draws the next meridian first, which
+ * moves the picture left (upright) or down (horizontal).
+ */
+export function cylinderControls(horizontal, onShift) {
+  const [back, on] = horizontal
+    ? [['turn-up', -1, '▲ turn', 'up'], ['turn-down', 1, 'turn ▼', 'down']]
+    : [['turn-left', 1, '◀ turn', 'left'], ['turn-right', -1, 'turn ▶', 'right']];
+  const button = ([cls, step, text, way]) => h('button', { type: 'button', class: cls,
+    onclick: () => onShift(step), title: `turn the cylinder: the picture moves ${way}` }, text);
+  const seam = horizontal ? 'the bottom edge joins the top' : 'the right edge joins the left';
   return h('div', { class: 'cylinder-controls' },
-    h('button', { type: 'button', class: 'turn-left', onclick: () => onShift(1),
-      title: 'turn the cylinder' }, '◀ turn'),
-    h('span', { class: 'help' }, 'the rings wrap around: the right edge joins the left'),
-    h('button', { type: 'button', class: 'turn-right', onclick: () => onShift(-1),
-      title: 'turn the cylinder' }, 'turn ▶'));
+    button(back), h('span', { class: 'help' }, `the rings wrap around: ${seam}`), button(on));
 }
