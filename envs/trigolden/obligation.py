@@ -222,8 +222,6 @@ def _restrict(base: TurnOptions, keep: dict[int, Candidate]) -> TurnOptions:
     """The options that keep the obligation, or all of them when none does."""
     if not keep:
         return dataclasses.replace(base, unavoidable=True)
-    if len(keep) == len(base.legal):
-        return base
     refused = frozenset(base.legal) - frozenset(keep)
     return TurnOptions(keep, True, base.free_pairs, refused)
 
@@ -232,10 +230,20 @@ def turn_options(rules: Rules, board: Board, mover: int,
                  hands: tuple[tuple[int, ...], tuple[int, ...]], first: Placed | None,
                  first_contact: bool, free_pairs: bool) -> TurnOptions:
     """The mask of the player to move: :meth:`Rules.turn_options` with, in the standard
-    variant, the turns that break the obligation taken out (unless every turn does)."""
-    hand = hands[mover]
-    base = rules.turn_options(board, mover, hand, first, first_contact, free_pairs)
-    opponent_hand = hands[1 - mover]
+    variant, the turns that break the obligation taken out (unless every turn does).
+
+    The options a state keeps carry no pairs table: states live by the thousand in a search
+    tree, and the table's arrays are quadratic in the placements.
+    """
+    base = rules.turn_options(board, mover, hands[mover], first, first_contact, free_pairs)
+    options = _obliged(rules, board, mover, hands, first, base)
+    return dataclasses.replace(options, table=None) if options.table is not None else options
+
+
+def _obliged(rules: Rules, board: Board, mover: int,
+             hands: tuple[tuple[int, ...], tuple[int, ...]], first: Placed | None,
+             base: TurnOptions) -> TurnOptions:
+    hand, opponent_hand = hands[mover], hands[1 - mover]
     if rules.variant != STANDARD or not base.legal or sum(opponent_hand) == 0:
         return base
     judge = Obligation(rules, board, mover, opponent_hand)
