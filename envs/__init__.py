@@ -5,6 +5,8 @@
 imported lazily, the first time one is made.
 """
 
+from typing import Any
+
 from envs.core import (
     ConfigError,
     Game,
@@ -30,6 +32,17 @@ from envs.gym_env import register_gym_envs  # noqa: E402  (after the registry is
 
 register_gym_envs()
 
+
+def pettingzoo_env(game_id: str, **kwargs: Any) -> Any:
+    """A game as a PettingZoo AEC env (``envs.pettingzoo_aec.GameAECEnv``, wrapped in
+    PettingZoo's order checks). ``kwargs``: the game's options, plus ``illegal_action`` and
+    ``render_mode``. Needs the ``pettingzoo`` extra, imported only here."""
+    from envs.pettingzoo_aec import make_env
+
+    return make_env(game_id, **kwargs)
+
+
+
 __all__ = [
     "ConfigError",
     "Game",
@@ -43,5 +56,6 @@ __all__ = [
     "game_ids",
     "make_game",
     "options_key",
+    "pettingzoo_env",
     "register_game",
 ]
