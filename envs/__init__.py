@@ -42,6 +42,13 @@ def pettingzoo_env(game_id: str, **kwargs: Any) -> Any:
     return make_env(game_id, **kwargs)
 
 
+def openspiel_game(game_id: str, **options: Any) -> Any:
+    """A game as an OpenSpiel Python game (``pyspiel.load_game("qizero_<id>")``, registered by
+    ``envs.openspiel_games``). Needs the ``openspiel`` extra, imported only here."""
+    from envs.openspiel_games import load
+
+    return load(game_id, **options)
+
 
 __all__ = [
     "ConfigError",
@@ -55,6 +62,7 @@ __all__ = [
     "game_class",
     "game_ids",
     "make_game",
+    "openspiel_game",
     "options_key",
     "pettingzoo_env",
     "register_game",
