@@ -14,6 +14,7 @@ import pytest
 import envs
 import qizero_cli
 from envs.core import ConfigError
+from envs.policies import random_positions
 from training.checkpoint import CheckpointError
 from training.evaluator import NetworkEvaluator
 from training.onnx_export import (
@@ -37,18 +38,6 @@ POSITIONS = {"jiugong": 300, "fangqi": 300, "stereo_go": 200, "trigolden": 200}
 TOLERANCE = 1e-4
 
 
-def random_positions(game: envs.Game, n: int, seed: int) -> list:
-    """``n`` non-terminal states drawn from whole seeded random games (openings to endgames)."""
-    rng = np.random.default_rng(seed)
-    pool: list = []
-    while len(pool) < 3 * n:
-        state = game.initial_state()
-        while not game.is_terminal(state):
-            pool.append(state)
-            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
-    return [pool[i] for i in rng.choice(len(pool), n, replace=False)]
-
-
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("onnx")
@@ -67,7 +56,7 @@ def test_onnx_model_matches_the_pytorch_network(game_id: str, exported: dict) ->
     meta = read_metadata(exported[game_id])
     torch_net = NetworkEvaluator(load_model(levels_folder(game) / meta["checkpoint"]["file"]).model)
     onnx_net = OnnxNetwork(exported[game_id])
-    states = random_positions(game, POSITIONS[game_id], seed=7)
+    states = random_positions(game, POSITIONS[game_id], np.random.default_rng(7))
     obs = np.stack([game.observation(s) for s in states])
     masks = np.stack([game.legal_mask(s) for s in states])
     # Batches of several sizes: one position, a search's handful, a service batch, all of them.
@@ -165,3 +154,10 @@ def test_bad_paths_are_refused(tmp_path: Path) -> None:
         read_metadata(blocker)
     with pytest.raises(ConfigError, match="no levels"):
         export_levels("jiugong", tmp_path, levels_root=tmp_path / "empty")
+
+
+def test_a_missing_extra_names_the_install_command() -> None:
+    from envs.core import MissingDependency, require
+
+    with pytest.raises(MissingDependency, match=r"pip install 'qizero\[onnx\]'"):
+        require("no_such_package_for_qizero", "onnx")

@@ -46,33 +46,28 @@ def test_agents_follow_the_game_state_and_rewards_are_the_returns(
     env = envs.pettingzoo_env(game_id, **options)
     game = env.unwrapped.game
     assert env.possible_agents == list(game.spec.player_names)
-    rng = np.random.default_rng(3)
-    env.reset(seed=3)
-    state = game.initial_state()
-    repeats = 0
-    previous = None
-    totals: dict[str, float] = defaultdict(float)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, _ = env.last()
-        totals[agent] += reward
-        if terminated or truncated:
-            env.step(None)
-            continue
+    shadow = [game.initial_state()]  # the same game, played on the engine beside the env
+    movers: list[str] = []
+
+    def checked_random(obs: dict, rng: np.random.Generator) -> int:
+        state = shadow[0]
+        agent = env.agent_selection
         assert agent == game.spec.player_names[game.to_play(state)]
         np.testing.assert_array_equal(obs["observation"], game.observation(state))
         np.testing.assert_array_equal(obs["action_mask"], game.legal_mask(state))
-        others = [a for a in env.agents if a != agent]
-        assert all(not env.observe(a)["action_mask"].any() for a in others)
-        repeats += agent == previous
-        previous = agent
-        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        state = game.apply(state, action)
-        env.step(action)
-    assert game.is_terminal(state) and not env.agents
-    returns = game.returns(state)
+        assert all(not env.observe(a)["action_mask"].any() for a in env.agents if a != agent)
+        movers.append(agent)
+        action = random_policy(obs, rng)
+        shadow[0] = game.apply(state, action)
+        return action
+
+    totals, _, _ = play(env, dict.fromkeys(env.possible_agents, checked_random),
+                        np.random.default_rng(3))
+    assert game.is_terminal(shadow[0]) and not env.agents
+    returns = game.returns(shadow[0])
     assert dict(totals) == {a: float(returns[i]) for i, a in enumerate(game.spec.player_names)}
     if game_id in ("fangqi", "trigolden"):  # turns of several actions: the same agent again
-        assert repeats > 0
+        assert any(a == b for a, b in zip(movers, movers[1:]))
 
 
 def test_an_illegal_action_loses_or_raises() -> None:
