@@ -110,6 +110,7 @@ def test_export_all_levels_of_a_ladder_through_the_cli(tmp_path: Path, capsys) -
         capsys.readouterr().out
     )
     index = json.loads((out / "jiugong.json").read_text())
+    assert index["default"] == 5  # the middle of the ladder, as the service picks it
     assert [lv["file"] for lv in index["levels"]] == [
         "jiugong-4-expert.onnx", "jiugong-5-perfect.onnx"
     ]

@@ -74,7 +74,7 @@ def export_level(
     game = make_game(game_id, **(options or {}))
     entry = find_level(game, str(level), levels_root)
     source = _Source(game, levels_folder(game, levels_root), entry)
-    return _write(source.graph(), source.metadata(entry), Path(out))
+    return _write(source.graph(), source.metadata(entry), out)
 
 
 def export_levels(
@@ -116,7 +116,8 @@ def export_levels(
         "format": f"{FORMAT}-levels",
         "format_version": FORMAT_VERSION,
         "game": _game_facts(game),
-        "default": data.get("default"),
+        # The service's rule (serving.levels): the file's default, else the middle level.
+        "default": data.get("default", data["levels"][len(data["levels"]) // 2]["id"]),
         "levels": entries,
     }
     _atomic_write(out_dir / f"{stem}.json", (json.dumps(manifest, indent=2) + "\n").encode())
