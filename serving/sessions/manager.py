@@ -1,6 +1,6 @@
 """The session service's entry points (:class:`SessionManager`): one method per route, each
-a single compare-and-set write, and the lifecycle (resuming sessions, the timer poller, the AI
-seats).
+a single compare-and-set write, and the lifecycle (this replica's leases and the poller that
+drives sessions nobody drives: resumed sessions, due clocks, a dead replica's AI seats).
 
 A write loads the session with its due time-outs committed, checks the version the client
 last saw (409 if stale), runs one operation (:mod:`~serving.sessions.turns`,
@@ -22,11 +22,13 @@ from serving.catalogue import build_game
 from serving.clocks import ByoYomi, Clock, requested_byo_yomi
 from serving.db import SessionData, SessionStore
 from serving.errors import BadInput, Conflict
+from serving.leases import Leases, new_holder_id
 from serving.sessions import extras, turns
 from serving.sessions.ai_seats import AISeats, seat_config
 from serving.sessions.context import Ctx
+from serving.sessions.drivers import Driver, LeaseHolder
 from serving.sessions.persistence import SessionRepository
-from serving.sessions.timeouts import TimerPoller, expire
+from serving.sessions.timeouts import expire
 from serving.sessions.tokens import hash_token, new_token
 from serving.sessions.view import session_view
 from serving.settings import Settings
@@ -45,23 +47,31 @@ class SessionManager:
         self.settings = settings
         self.clock = clock
         self.repo = SessionRepository(store, clock)
-        self.ai_seats = AISeats(ai, clock, self._fresh, self.repo.commit)
-        self.timers = TimerPoller(store, self.refresh, settings.timer_poll_seconds)
+        self.leases = LeaseHolder(
+            Leases(store.engine, new_holder_id(), settings.lease_seconds)
+        )
+        self.ai_seats = AISeats(
+            ai, clock, self._fresh, self.repo.commit, self.leases, store.ai_turn
+        )
+        self.driver = Driver(self.leases, self.refresh, clock, settings.timer_poll_seconds)
 
     # ================================================================ lifecycle
     def start(self) -> None:
-        """Resume every unfinished session (AI seats to move, expired timers) and start the
-        timer poller."""
-        for sid in self.store.active_ids():
-            try:
-                self.refresh(sid)
-            except Exception:  # noqa: BLE001  one broken session must not stop the service
-                log.exception("cannot resume session %s", sid)
-        self.timers.start()
+        """Take up the sessions that wait for a driver (AI seats to move, due clocks, left by
+        a previous run or a dead replica) and start the poller."""
+        self.driver.start()
 
     def close(self) -> None:
         self.ai_seats.close()
-        self.timers.close()
+        self.driver.close()
+
+    def replica(self) -> dict[str, Any]:
+        """This replica as a lease holder (``/v1/health``)."""
+        return {
+            "id": self.leases.holder,
+            "leases": len(self.leases.held()),
+            "ai_moves": self.ai_seats.moves,
+        }
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Wait until no AI seat is thinking (tests, benchmarks)."""
@@ -97,7 +107,6 @@ class SessionManager:
                 f"the session changed meanwhile (now version {current.version})",
                 version=current.version,
             )
-        self.ai_seats.errors.pop(sid, None)
         self.ai_seats.kick_if_ai(ctx)
         return ctx
 
@@ -110,8 +119,15 @@ class SessionManager:
         self.ai_seats.kick_if_ai(ctx)
 
     def view(self, ctx: Ctx) -> dict[str, Any]:
-        sid = ctx.data.id
-        return session_view(ctx, self.ai_seats.thinking(sid), self.ai_seats.errors.get(sid))
+        """The session's JSON; what its AI seats do is read from its lease, which every
+        replica sees (only sessions with an AI seat have one worth reading)."""
+        data = ctx.data
+        thinking, error = self.ai_seats.thinking(data.id), None
+        if data.status == "playing" and any(s["type"] == "ai" for s in data.seats.values()):
+            lease = self.leases.leases.state(data.id)
+            thinking = thinking or (lease.live and data.ai_turn)
+            error = lease.error if lease.error_version == data.version else None
+        return session_view(ctx, thinking, error)
 
     # ================================================================ operations
     def create(

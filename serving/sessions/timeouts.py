@@ -1,4 +1,5 @@
-"""Time-outs: applying every one that is due, and the thread that looks for them.
+"""Time-outs: applying every one that is due (the replica holding a session's lease looks for
+them: :mod:`serving.sessions.drivers`; any request applies those due before it acts).
 
 The time controls themselves (what a turn costs, when time is up) are
 :mod:`serving.clocks`'; here the session applies them: at the deadline either the game's
@@ -10,18 +11,11 @@ restart, on the next request, by the poller) land exactly where they would have.
 
 from __future__ import annotations
 
-import logging
-import threading
-from collections.abc import Callable
-
 from envs.core import IllegalMove
 from serving.clocks import time_control
-from serving.db import SessionStore
 from serving.sessions.context import Ctx
 from serving.sessions.machine import push
 from serving.sessions.results import finish
-
-log = logging.getLogger("qizero.serving")
 
 MAX_TIMEOUTS_PER_CALL = 1000
 
@@ -63,34 +57,3 @@ def expire(ctx: Ctx) -> bool:
         if data.status == "playing":
             data.turn_started = due
     return changed
-
-
-class TimerPoller:
-    """A thread that, every ``interval`` seconds, refreshes each session whose clock runs, so
-    a time-out lands even when nobody asks for the session."""
-
-    def __init__(
-        self, store: SessionStore, refresh: Callable[[str], None], interval: float
-    ) -> None:
-        self.store = store
-        self.refresh = refresh
-        self.interval = interval
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._poll, name="qizero-timers", daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def _poll(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                for sid in self.store.active_ids(timed_only=True):
-                    self.refresh(sid)
-            except Exception:  # noqa: BLE001  keep polling through a passing database error
-                log.exception("timer poll failed")
