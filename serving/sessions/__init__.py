@@ -10,7 +10,9 @@ One module per job; imports go downward in this list:
 * :mod:`~serving.sessions.timeouts`: applying due time-outs, the timer poller (the time
   controls themselves: :mod:`serving.clocks`).
 * :mod:`~serving.sessions.persistence`: loading (replayed, cached) and committing sessions
-  (the SQL: :mod:`serving.db`).
+  with what they wait for (the SQL: :mod:`serving.db`).
+* :mod:`~serving.sessions.drivers`: this replica's driver leases (:mod:`serving.leases`) and
+  the poller that takes up sessions nobody drives (due clocks, a dead replica's AI seats).
 * :mod:`~serving.sessions.ai_seats`: the AI seat driver.
 * :mod:`~serving.sessions.turns`: moves, provisional turns, seat changes (every game).
 * :mod:`~serving.sessions.extras`: resignation, arbitration, Go's scoring phase (where the
