@@ -12,47 +12,28 @@
 // 32 bits, so here the board is an array of 36 cells (0 empty, 1 Black, 2 White) and every
 // shape a list of points. States are plain objects treated as immutable.
 
+import { squareGrid } from './grid.js';
+
 const SIZE = 6;
-const N = 36;
-const PLACE = 0;
-const PULL = 1;
-const STEP = 2;
-const CAPTURE = 3;
-const ROOM = 4;
-const OVER = 5;
+const N = SIZE * SIZE;
 const PHASE_NAMES = ['place', 'pull', 'step', 'capture', 'room', 'over'];
-const BLACK = 0;
-const WHITE = 1;
+const [PLACE, PULL, STEP, CAPTURE, ROOM, OVER] = PHASE_NAMES.keys();
 const PLAYER_NAMES = ['black', 'white'];
-const ONGOING = -1;
-const DRAW = 2;
+const [BLACK, WHITE] = [0, 1];
+// results: the winner's index, or
+const [ONGOING, DRAW] = [-1, 2];
 const RESULT_NAMES = { '-1': null, 0: 'black', 1: 'white', 2: 'draw' };
 const PIECES_PER_SIDE = 30;
-const NO_CAPTURE_LIMIT = 60;
+const NO_CAPTURE_LIMIT = 60; // movement turns without a capture that end the game as a draw
 const REPETITIONS_FOR_DRAW = 3;
-const OWED_SCALE = 16;
+const OWED_SCALE = 16; // owed actions are given to the network as min(owed, 16) / 16
 
-const POINT_NAMES = Array.from({ length: N }, (_, p) => `${'abcdef'[p % SIZE]}${Math.floor(p / SIZE) + 1}`);
-const POINT_INDEX = new Map(POINT_NAMES.map((name, p) => [name, p]));
-
-const NEIGHBOURS = Array.from({ length: N }, (_, p) => {
-  const r = Math.floor(p / SIZE);
-  const c = p % SIZE;
-  const out = [];
-  for (const [dr, dc] of [[-1, 0], [0, -1], [0, 1], [1, 0]]) {
-    const rr = r + dr;
-    const cc = c + dc;
-    if (rr >= 0 && rr < SIZE && cc >= 0 && cc < SIZE) out.push(rr * SIZE + cc);
-  }
-  return out;
-});
+const GRID = squareGrid(SIZE);
+const { names: POINT_NAMES, index: POINT_INDEX, neighbours: NEIGHBOURS, steps: STEPS } = GRID;
 
 const STEP_BASE = N;
-const STEPS = [];
-for (let p = 0; p < N; p += 1) for (const q of NEIGHBOURS[p]) STEPS.push([p, q]);
 const REMOVE_BASE = STEP_BASE + STEPS.length; // 156
 const NUM_ACTIONS = REMOVE_BASE + N; // 192
-const STEP_ACTION = new Map(STEPS.map(([f, t], i) => [`${f},${t}`, STEP_BASE + i]));
 
 // ------------------------------------------------------------------------------ shapes
 const SQUARE_VALUE = 1;
@@ -364,7 +345,7 @@ export const fangqi = {
     if (m && !(m[1] && m[3])) {
       const p = POINT_INDEX.get(m[2]);
       if (m[1]) action = REMOVE_BASE + p;
-      else if (m[3]) action = STEP_ACTION.get(`${p},${POINT_INDEX.get(m[3])}`);
+      else if (m[3]) action = STEP_BASE + GRID.stepIndex.get(`${p},${POINT_INDEX.get(m[3])}`);
       else action = p;
     }
     if (action === undefined || !legal(s).includes(action)) {

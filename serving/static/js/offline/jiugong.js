@@ -10,34 +10,16 @@
 // Cells: 0 empty, 1 South, 2 North, 3 the shared piece. States are plain frozen objects;
 // apply() returns a new one.
 
-const EMPTY = 0;
-const SOUTH_PIECE = 1;
-const NORTH_PIECE = 2;
-const SHARED = 3;
+import { squareGrid } from './grid.js';
+
+const [EMPTY, SOUTH_PIECE, NORTH_PIECE, SHARED] = [0, 1, 2, 3];
+const SYMBOLS = '.SNX';
 const MAX_PLIES = 200;
 const REPETITIONS_FOR_DRAW = 3;
-const ONGOING = -1;
-const DRAW = 2;
-const SYMBOLS = '.SNX';
+// outcomes: the winner's index, or
+const [ONGOING, DRAW] = [-1, 2];
 
-const POINT_NAMES = Array.from({ length: 9 }, (_, p) => `${'abc'[p % 3]}${Math.floor(p / 3) + 1}`);
-
-function neighbours(p) {
-  const r = Math.floor(p / 3);
-  const c = p % 3;
-  const out = [];
-  for (const [dr, dc] of [[-1, 0], [0, -1], [0, 1], [1, 0]]) {
-    const rr = r + dr;
-    const cc = c + dc;
-    if (rr >= 0 && rr < 3 && cc >= 0 && cc < 3) out.push(rr * 3 + cc);
-  }
-  return out;
-}
-
-/** The directed steps [from, to], the fixed action space. */
-const STEPS = [];
-for (let p = 0; p < 9; p += 1) for (const q of neighbours(p).sort((a, b) => a - b)) STEPS.push([p, q]);
-const STEP_INDEX = new Map(STEPS.map(([f, t], i) => [`${f},${t}`, i]));
+const { names: POINT_NAMES, steps: STEPS, stepIndex: STEP_INDEX } = squareGrid(3);
 
 function positionKey(board, toPlay, locked) {
   let k = 0;
