@@ -370,6 +370,9 @@ def test_start_screen_offers_the_levels_of_the_chosen_options(page, server):
     page.click('[data-game="trigolden"]')
     page.wait_for_selector("fieldset.seats select")
     seat = 'select[name="seat-p2"] option'
+    # The levels arrive from the API after the selector is drawn.
+    page.wait_for_function(
+        f"[...document.querySelectorAll('{seat}')].some(o => o.text === 'AI: MCTS 2')")
     assert page.locator(seat).all_inner_texts() == ["Human", "AI: Random", "AI: MCTS 2"]
     page.select_option('select[name="scoring"]', "trigolden")
     page.wait_for_function(
