@@ -17,6 +17,11 @@ failure (``error`` at ``error_version``) so a broken AI seat is not retried by e
 Expiry is measured by the database server's clock (:class:`db_now`), so replicas' clocks need
 not agree. A lease is not a fence: a holder that stalls past its expiry may still finish its
 move, and the compare-and-set on the version is what keeps every move made exactly once.
+
+Every lease statement runs alone in autocommit (no row lock held while Python gets back to
+send COMMIT), and on PostgreSQL on connections of their own with ``synchronous_commit`` off:
+a lease write lost in a database crash is one that would have expired anyway, so none of them
+waits for the WAL flush that a session's write waits for.
 """
 
 from __future__ import annotations
@@ -28,12 +33,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Float, Integer, String, Text, and_, delete, func, or_, select, update
+from sqlalchemy import (
+    Float,
+    Integer,
+    String,
+    Text,
+    and_,
+    create_engine,
+    delete,
+    event,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import CompileError
 from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import Mapped, mapped_column
 from sqlalchemy.sql.functions import FunctionElement
 
 from serving.db import Base, SessionRow
@@ -91,6 +109,11 @@ class LeaseState:
     error_version: int | None
 
 
+def _no_wal_wait(dbapi_conn: Any, _record: Any) -> None:
+    with dbapi_conn.cursor() as cur:
+        cur.execute("SET synchronous_commit TO off")
+
+
 class Leases:
     """The SQL of the lease table for one holder (this process)."""
 
@@ -98,11 +121,25 @@ class Leases:
         dialect = engine.dialect.name
         if dialect not in _UPSERT:
             raise ValueError(f"leases need SQLite or PostgreSQL, not {dialect}")
-        self.engine = engine
+        self._own = dialect == "postgresql"
+        if self._own:
+            self.engine = create_engine(
+                engine.url, isolation_level="AUTOCOMMIT", pool_pre_ping=True, pool_size=4,
+                max_overflow=16,
+            )
+            event.listen(self.engine, "connect", _no_wal_wait)
+        else:
+            self.engine = engine.execution_options(isolation_level="AUTOCOMMIT")
         self.holder = holder
         self.ttl = ttl
         self._upsert = _UPSERT[dialect]
-        self._sessions = sessionmaker(engine)
+
+    def close(self) -> None:
+        if self._own:
+            self.engine.dispose()
+
+    def _conn(self) -> Connection:
+        return self.engine.connect()
 
     def acquire(self, sid: str) -> bool:
         """Take (or keep) the lease of ``sid`` if it is free, expired or ours."""
@@ -115,15 +152,15 @@ class Leases:
             set_={"holder": self.holder, "expires": db_now() + self.ttl},
             where=or_(row.holder == self.holder, row.holder.is_(None), row.expires < db_now()),
         ).returning(row.session_id)
-        with self._sessions.begin() as s:
-            return s.execute(stmt).first() is not None
+        with self._conn() as conn:
+            return conn.execute(stmt).first() is not None
 
     def renew(self, sids: Iterable[str]) -> set[str]:
         """Push back the expiry of our leases among ``sids``; returns those still ours."""
         ids, kept = list(sids), set()
-        with self._sessions.begin() as s:
+        with self._conn() as conn:
             for i in range(0, len(ids), CHUNK):
-                res = s.execute(
+                res = conn.execute(
                     update(LeaseRow)
                     .where(LeaseRow.holder == self.holder,
                            LeaseRow.session_id.in_(ids[i : i + CHUNK]))
@@ -134,28 +171,28 @@ class Leases:
         return kept
 
     def release(self, sid: str) -> None:
-        with self._sessions.begin() as s:
-            s.execute(
+        with self._conn() as conn:
+            conn.execute(
                 delete(LeaseRow).where(LeaseRow.session_id == sid, LeaseRow.holder == self.holder)
             )
 
     def release_all(self) -> None:
-        with self._sessions.begin() as s:
-            s.execute(delete(LeaseRow).where(LeaseRow.holder == self.holder))
+        with self._conn() as conn:
+            conn.execute(delete(LeaseRow).where(LeaseRow.holder == self.holder))
 
     def fail(self, sid: str, version: int, message: str) -> None:
         """Give the lease up recording why the AI seat cannot move at ``version``: no poller
         retries it until the session changes, and every replica shows the error."""
-        with self._sessions.begin() as s:
-            s.execute(
+        with self._conn() as conn:
+            conn.execute(
                 update(LeaseRow)
                 .where(LeaseRow.session_id == sid, LeaseRow.holder == self.holder)
                 .values(holder=None, expires=0.0, error=message[:2000], error_version=version)
             )
 
     def state(self, sid: str) -> LeaseState:
-        with self._sessions() as s:
-            row = s.execute(
+        with self._conn() as conn:
+            row = conn.execute(
                 select(
                     and_(LeaseRow.holder.is_not(None), LeaseRow.expires > db_now()).label("live"),
                     LeaseRow.error,
@@ -186,5 +223,5 @@ class Leases:
             .order_by(func.random())
             .limit(limit)
         )
-        with self._sessions() as sess:
-            return list(sess.scalars(q))
+        with self._conn() as conn:
+            return list(conn.scalars(q))

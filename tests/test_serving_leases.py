@@ -32,6 +32,20 @@ def store(request, tmp_path):
         yield s
 
 
+@pytest.fixture()
+def leases(store):
+    """``leases(holder, ttl)``: a lease client, closed after the test."""
+    made: list[Leases] = []
+
+    def make(holder: str, ttl: float = 30) -> Leases:
+        made.append(Leases(store.engine, holder, ttl))
+        return made[-1]
+
+    yield make
+    for m in made:
+        m.close()
+
+
 def add_session(store: SessionStore, sid: str, **fields) -> None:
     values = dict(
         id=sid, game="jiugong", config={}, seats={}, owner_hash="", seat_hashes={},
@@ -43,8 +57,8 @@ def add_session(store: SessionStore, sid: str, **fields) -> None:
     store.insert(SessionData(**values))
 
 
-def test_one_holder_at_a_time_until_the_lease_expires(store):
-    a, b = Leases(store.engine, "a", TTL), Leases(store.engine, "b", TTL)
+def test_one_holder_at_a_time_until_the_lease_expires(leases):
+    a, b = leases("a", TTL), leases("b", TTL)
     assert a.acquire("s") and not b.acquire("s")
     assert a.acquire("s")  # ours already: kept (and renewed)
     assert a.state("s").live
@@ -57,8 +71,8 @@ def test_one_holder_at_a_time_until_the_lease_expires(store):
     assert not b.state("s").live and a.acquire("s")
 
 
-def test_renewal_keeps_a_lease_past_its_first_expiry(store):
-    a, b = Leases(store.engine, "a", TTL), Leases(store.engine, "b", TTL)
+def test_renewal_keeps_a_lease_past_its_first_expiry(leases):
+    a, b = leases("a", TTL), leases("b", TTL)
     assert a.acquire("s")
     for _ in range(4):
         time.sleep(TTL / 2)
@@ -66,8 +80,8 @@ def test_renewal_keeps_a_lease_past_its_first_expiry(store):
     assert not b.acquire("s")
 
 
-def test_a_failure_frees_the_lease_and_is_shown_at_its_version(store):
-    a, b = Leases(store.engine, "a", 30), Leases(store.engine, "b", 30)
+def test_a_failure_frees_the_lease_and_is_shown_at_its_version(store, leases):
+    a, b = leases("a", 30), leases("b", 30)
     add_session(store, "s", ai_turn=True, version=3)
     assert a.acquire("s")
     a.fail("s", 3, "no such level")
@@ -80,8 +94,8 @@ def test_a_failure_frees_the_lease_and_is_shown_at_its_version(store):
     assert b.acquire("s")
 
 
-def test_pollers_take_up_due_clocks_and_ai_seats_nobody_holds(store):
-    a, b = Leases(store.engine, "a", 30), Leases(store.engine, "b", 30)
+def test_pollers_take_up_due_clocks_and_ai_seats_nobody_holds(store, leases):
+    a, b = leases("a", 30), leases("b", 30)
     add_session(store, "ai-free", ai_turn=True)
     add_session(store, "ai-held", ai_turn=True)
     add_session(store, "due-ours", deadline=100.0)
@@ -95,9 +109,9 @@ def test_pollers_take_up_due_clocks_and_ai_seats_nobody_holds(store):
     assert len(a.claimable(200.0, 1)) == 1
 
 
-def test_holds_are_counted_within_a_replica(store):
-    holder = LeaseHolder(Leases(store.engine, "a", 30))
-    other = Leases(store.engine, "b", 30)
+def test_holds_are_counted_within_a_replica(leases):
+    holder = LeaseHolder(leases("a", 30))
+    other = leases("b", 30)
     assert holder.hold("s") and holder.hold("s")  # an AI worker and the poller
     holder.drop("s")
     assert not other.acquire("s") and holder.held() == ["s"]

@@ -76,10 +76,13 @@ class LeaseHolder:
             if lost:
                 log.info("leases no longer ours: %s", sorted(lost)[:10])
 
-    def release_all(self) -> None:
+    def close(self) -> None:
         """Hand every session back at once (a clean shutdown: no wait for expiry)."""
         self._count.clear()
-        self.leases.release_all()
+        try:
+            self.leases.release_all()
+        finally:
+            self.leases.close()
 
 
 class Driver:
@@ -121,7 +124,7 @@ class Driver:
         for t in self._threads:
             t.join(timeout=10)
         try:
-            self.holder.release_all()
+            self.holder.close()
         except Exception:  # noqa: BLE001  they expire by themselves
             log.exception("cannot release the leases")
 
