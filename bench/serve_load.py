@@ -311,13 +311,33 @@ def pg_rows_written(url: str) -> tuple[int, int] | None:
         engine.dispose()
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user + system) of these processes and all their descendants (Linux /proc;
+    children still running: a server's search processes)."""
+    table: dict[int, tuple[int, int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            f = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        table[int(stat.parent.name)] = (int(f[1]), int(f[11]) + int(f[12]))
+    family, grew = set(pids), True
+    while grew:
+        kids = {pid for pid, (parent, _) in table.items() if parent in family} - family
+        family |= kids
+        grew = bool(kids)
+    return sum(table[p][1] for p in family if p in table) / os.sysconf("SC_CLK_TCK")
+
+
 def compare_replicas(urls: list[str], games: list[str], clients: int, args: argparse.Namespace,
-                     pools: dict[str, list[list[str]]], database_url: str | None) -> None:
-    """One replica against all of them, same run, cells alternating (2 rounds each)."""
+                     pools: dict[str, list[list[str]]], database_url: str | None,
+                     pids: list[int]) -> None:
+    """One replica against all of them, same run, cells alternating (2 rounds each).
+    ``pids``: the servers' processes (started here), for their CPU per request."""
     print(f"\nreplicas: 1 vs {len(urls)} ({', '.join(urls)}), {clients} clients, cells "
           f"alternate, 2 rounds each")
     print(f"{'workload':<26} {'replicas':>8} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} "
-          f"{'moves/s':>8} {'AI reply p99':>12} {'rows/move':>9}")
+          f"{'moves/s':>8} {'AI reply p99':>12} {'rows/move':>9} {'CPU ms/req':>10}")
     for g in games:
         levels = httpx.get(f"{urls[0]}/v1/games/{g}/levels").json()["levels"]
         low, top = levels[0]["id"], levels[-1]["id"]
@@ -333,11 +353,13 @@ def compare_replicas(urls: list[str], games: list[str], clients: int, args: argp
                 for n in sums:
                     before = pg_rows_written(database_url) if args.pg_stats and database_url \
                         else None
+                    cpu = cpu_seconds(pids) if pids else float("nan")
                     if kind == "suggest":
                         r = drive(urls[:n], g, lv, clients, pools[g], args.requests,
                                   args.seconds)
                     else:
                         r = play(urls[:n], g, lv, clients, args.seconds, args.seed)
+                    r["cpu_per_request"] = (cpu_seconds(pids) - cpu) / max(r["n"], 1)
                     if before is not None and kind == "play":
                         time.sleep(11)  # idle backends flush their statistics within 10 s
                         after = pg_rows_written(database_url)
@@ -350,9 +372,10 @@ def compare_replicas(urls: list[str], games: list[str], clients: int, args: argp
                 mps = np.mean([r.get("moves_per_s", np.nan) for r in rs])
                 reply = np.mean([r.get("reply_p99", np.nan) for r in rs])
                 rows = np.mean([r.get("rows_per_move", np.nan) for r in rs])
+                cpu_ms = 1000 * np.mean([r["cpu_per_request"] for r in rs])
                 errs = sum(r["errors"] for r in rs)
                 print(f"{name:<26} {n:>8} {rps:>7.1f} {1000 * p50:>8.1f} {1000 * p99:>8.1f} "
-                      f"{mps:>8.1f} {1000 * reply:>12.1f} {rows:>9.2f}"
+                      f"{mps:>8.1f} {1000 * reply:>12.1f} {rows:>9.2f} {cpu_ms:>10.1f}"
                       + (f"  errors={errs}" if errs else ""), flush=True)
 
 
@@ -490,7 +513,8 @@ def replicas_main(args: argparse.Namespace) -> None:
             urls = [s.url for s in servers]
         print(f"qizero serve replicas: {os.cpu_count()} CPUs, loopback HTTP, cells of "
               f"{args.seconds:g} s (suggest: <= {args.requests} requests)")
-        compare_replicas(urls, games, args.clients, args, pools, args.database_url)
+        compare_replicas(urls, games, args.clients, args, pools, args.database_url,
+                         [s.proc.pid for s in servers])
     finally:
         for s in servers:
             s.stop()
