@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from serving.ai import AIEngine
 from serving.api.routes import games, health, sessions
 from serving.db import SessionStore
 from serving.errors import error_body, install_handlers
+from serving.events import EventLog
 from serving.levels import LevelRegistry
 from serving.sessions.manager import SessionManager
 from serving.settings import Settings
@@ -129,7 +131,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = SessionStore(settings.resolved_database_url)
+        events = partial(
+            EventLog,
+            poll_seconds=settings.event_poll_seconds,
+            retention_seconds=settings.event_retention_days * 86_400,
+            clock=clock,
+        )
+        store = SessionStore(settings.resolved_database_url, events)
         ai = AIEngine(
             LevelRegistry(settings.checkpoints_root, settings.baseline_levels),
             workers=settings.ai_workers,
@@ -140,8 +148,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             processes=settings.resolved_search_processes,
         )
         manager = SessionManager(store, ai, settings, clock)
-        app.state.ai, app.state.sessions = ai, manager
+        app.state.ai, app.state.sessions, app.state.events = ai, manager, store.events
         manager.start()
+        store.events.start()
         try:
             yield
         finally:
