@@ -45,6 +45,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    bindparam,
     delete,
     event,
     insert,
@@ -81,6 +82,16 @@ events = Table(
 )
 
 _UPSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+# The reads every stream makes after every wake-up, built once (bound at each execution).
+_HEAD = select(channels.c.last_id, channels.c.closed).where(
+    channels.c.channel == bindparam("channel"))
+_SINCE = (
+    select(events.c.id, events.c.kind, events.c.data, events.c.at)
+    .where(events.c.channel == bindparam("channel"), events.c.id > bindparam("after"),
+           events.c.id <= bindparam("last"))
+    .order_by(events.c.id)
+    .limit(bindparam("limit"))
+)
 
 
 @dataclass(frozen=True)
@@ -295,23 +306,17 @@ class EventLog:
 
     @staticmethod
     def _head(conn: Any, channel: str) -> Head:
-        c = channels.c
-        row = conn.execute(select(c.last_id, c.closed).where(c.channel == channel)).first()
+        row = conn.execute(_HEAD, {"channel": channel}).first()
         return Head(int(row.last_id), row.closed) if row is not None else Head(0, None)
 
     def since(self, channel: str, after: int, limit: int = READ_LIMIT) -> tuple[Head, list[Event]]:
         """The channel's head and its events after id ``after`` (at most ``limit``)."""
-        e = events.c
         with self.engine.connect() as conn:
             head = self._head(conn, channel)
             if head.last_id <= after:
                 return head, []
             rows = conn.execute(
-                select(e.id, e.kind, e.data, e.at)
-                .where(e.channel == channel, e.id > after, e.id <= head.last_id)
-                .order_by(e.id)
-                .limit(limit)
-            )
+                _SINCE, {"channel": channel, "after": after, "last": head.last_id, "limit": limit})
             return head, [Event(int(r.id), r.kind, r.data, r.at) for r in rows]
 
     # ------------------------------------------------------------------ upkeep

@@ -18,6 +18,7 @@ from serving_helpers import FakeClock, auth, client_for, random_moves, settings_
 from sqlalchemy import create_engine, text
 
 from serving.events import EventLog, publish
+from serving.sessions.view import SharedViews
 
 FAST = {"event_keepalive_seconds": 0.2, "event_poll_seconds": 0.05}
 
@@ -446,3 +447,24 @@ def test_service_settings_reach_the_event_log(tmp_path):
     with client_for(tmp_path, settings=settings) as c:
         log = c.app.state.events
         assert log.retention_seconds == 2 * 86_400 and log.poll_seconds == 0.5
+
+
+def test_streams_of_one_session_share_the_view_built_after_a_change():
+    views = SharedViews(max_age=60)
+    built: list[int] = []
+
+    def build(version: int) -> dict[str, Any]:
+        built.append(version)
+        time.sleep(0.02)  # the others arrive while it is built
+        return {"version": version}
+
+    got: list[dict[str, Any]] = []
+    threads = [threading.Thread(target=lambda: got.append(
+        views.get("s", lambda v: v["version"] >= 3, lambda: build(3)))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert built == [3] and all(v is got[0] for v in got)
+    assert views.get("s", lambda v: v["version"] >= 4, lambda: build(4)) == {"version": 4}
+    assert built == [3, 4]

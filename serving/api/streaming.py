@@ -103,11 +103,11 @@ class EventStream:
         self,
         channel: str,
         snapshot: Callable[[], tuple[int, Any]] | None = None,
-        refresh: Callable[[], Any] | None = None,
+        refresh: Callable[[list[Event]], Any] | None = None,
     ) -> Response:
         """The response streaming ``channel``. ``snapshot()`` gives the first message of a new
-        stream (the id of the last event it reflects, its data); ``refresh()`` a ``view``
-        message sent after each burst of events. Both run in a worker thread."""
+        stream (the id of the last event it reflects, its data); ``refresh(events)`` the data
+        of a ``view`` message sent after each burst of events. Both run in a worker thread."""
         head = await run_in_threadpool(self.events.head, channel)
         after = self.after
         if after is not None and after > head.last_id:
@@ -136,7 +136,11 @@ class EventStream:
         return not batch or batch[0].id != after + 1
 
     async def _body(
-        self, channel: str, after: int, first: Message | None, refresh: Callable[[], Any] | None
+        self,
+        channel: str,
+        after: int,
+        first: Message | None,
+        refresh: Callable[[list[Event]], Any] | None,
     ) -> AsyncIterator[str]:
         encode = Message.ndjson if self.ndjson else Message.sse
         if not self.ndjson:
@@ -149,7 +153,7 @@ class EventStream:
                 continue
             yield "".join(encode(Message.of(ev)) for ev in batch)
             if refresh is not None:
-                yield encode(Message(None, "view", await run_in_threadpool(refresh)))
+                yield encode(Message(None, "view", await run_in_threadpool(refresh, batch)))
 
 
 def resume_point(

@@ -28,7 +28,7 @@ from serving.sessions.context import Ctx
 from serving.sessions.persistence import SessionRepository
 from serving.sessions.timeouts import TimerPoller, expire
 from serving.sessions.tokens import hash_token, new_token
-from serving.sessions.view import session_view
+from serving.sessions.view import SharedViews, session_view
 from serving.settings import Settings
 
 log = logging.getLogger("qizero.serving")
@@ -46,6 +46,7 @@ class SessionManager:
         self.clock = clock
         self.repo = SessionRepository(store, clock)
         self.events = store.events
+        self.shared_views = SharedViews()
         self.ai_seats = AISeats(ai, clock, self._fresh, self.repo.commit, self._notice)
         self.timers = TimerPoller(store, self.refresh, settings.timer_poll_seconds)
 
@@ -128,9 +129,16 @@ class SessionManager:
                 break
         return last, view
 
-    def current_view(self, sid: str) -> dict[str, Any]:
-        """The view as it is now (a stream sends it after each burst of events)."""
-        return self.view(self.get(sid))
+    def current_view(self, sid: str, at_least: int = 0) -> dict[str, Any]:
+        """The view as it is now, at version ``at_least`` or later: what a stream sends after a
+        burst of events (the streams of one session share it; never change it)."""
+        seats = self.ai_seats
+
+        def usable(view: dict[str, Any]) -> bool:
+            return (view["version"] >= at_least and view["ai_thinking"] == seats.thinking(sid)
+                    and view["ai_error"] == seats.errors.get(sid))
+
+        return self.shared_views.get(sid, usable, lambda: self.view(self.get(sid)))
 
     def _notice(self, sid: str, kind: str, data: dict[str, Any]) -> None:
         """An event that goes with no stored change (the AI seats' ``ai_thinking``)."""

@@ -101,7 +101,8 @@ async def session_events(session_id: str, manager: ManagerDep, stream: StreamDep
     return await stream.open(
         channel(session_id),
         snapshot=lambda: manager.snapshot(session_id),
-        refresh=lambda: manager.current_view(session_id),
+        refresh=lambda events: manager.current_view(
+            session_id, max(ev.data["version"] for ev in events)),
     )
 
 
