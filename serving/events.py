@@ -69,7 +69,7 @@ channels = Table(
     metadata,
     Column("channel", String(MAX_CHANNEL), primary_key=True),
     Column("last_id", BigInteger, nullable=False),
-    Column("closed", Float, nullable=True),
+    Column("closed", Float, nullable=True, index=True),
 )
 events = Table(
     "events",

@@ -14,9 +14,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from fastapi import APIRouter, Response
+from fastapi.testclient import TestClient
 from serving_helpers import FakeClock, auth, client_for, random_moves, settings_for
 from sqlalchemy import create_engine, text
 
+from serving.api.streaming import StreamDep, stream_doc
+from serving.app import create_app
 from serving.events import EventLog, publish
 from serving.sessions.view import SharedViews
 
@@ -348,6 +352,39 @@ def test_openapi_describes_the_stream(client):
     assert {"204", "404", "422"} <= set(op["responses"])
     params = {p["name"]: p["in"] for p in op["parameters"]}
     assert params["Last-Event-ID"] == "header" and params["last_event_id"] == "query"
+
+
+# ---------------------------------------------------------------------------- any channel
+def test_a_three_line_route_streams_any_channel(tmp_path):
+    """What the ladder's GET /v1/players/{id}/events is: events published in a transaction of
+    the module's own, streamed from the next one on (no snapshot), resumable."""
+    router = APIRouter()
+
+    @router.get("/v1/players/{player_id}/events", **stream_doc("a player's events", "..."))
+    async def player_events(player_id: str, stream: StreamDep) -> Response:
+        return await stream.open(f"player:{player_id}")
+
+    app = create_app(settings_for(tmp_path, **FAST))
+    app.include_router(router)
+    with TestClient(app) as c:
+        log = c.app.state.events
+
+        def ladder() -> None:
+            time.sleep(0.2)
+            with log.transaction() as tx:  # with the module's own changes, in one transaction
+                publish(tx, "player:7", "match_found", {"session": "abc"})
+                publish(tx, "player:8", "match_found", {"session": "abc"})
+            log.publish_now("player:7", "rank_change", {"rank": 3})
+
+        threading.Thread(target=ladder).start()
+        got = read(c, "/v1/players/7/events", until=lambda g: len(g) == 2)
+        assert [(m["id"], m["kind"]) for m in got] == [(1, "match_found"), (2, "rank_change")]
+        again = read(c, "/v1/players/7/events?last_event_id=1", until=lambda g: len(g) == 1)
+        assert again[0]["id"] == 2
+        assert c.get("/v1/players/7/events?last_event_id=3").status_code == 422
+        doc = c.get("/openapi.json").json()["paths"]["/v1/players/{player_id}/events"]["get"]
+        assert set(doc["responses"]["200"]["content"]) == {"text/event-stream",
+                                                           "application/x-ndjson"}
 
 
 # ---------------------------------------------------------------------------- the event log
