@@ -33,7 +33,7 @@ from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from serving.errors import BadInput
-from serving.events import Event, EventLog
+from serving.events import Event, EventLog, Head
 
 log = logging.getLogger("qizero.serving")
 
@@ -55,13 +55,14 @@ class Message:
     def of(ev: Event) -> Message:
         return Message(ev.id, ev.kind, ev.data, ev.at)
 
+    def text(self) -> str:
+        return json.dumps({"id": self.id, "kind": self.kind, "data": self.data, "at": self.at})
+
     def sse(self) -> str:
-        body = json.dumps({"id": self.id, "kind": self.kind, "data": self.data, "at": self.at})
-        return (f"id: {self.id}\n" if self.id is not None else "") + f"data: {body}\n\n"
+        return (f"id: {self.id}\n" if self.id is not None else "") + f"data: {self.text()}\n\n"
 
     def ndjson(self) -> str:
-        return json.dumps({"id": self.id, "kind": self.kind, "data": self.data, "at": self.at}) \
-            + "\n"
+        return self.text() + "\n"
 
 
 async def follow(
@@ -128,7 +129,7 @@ class EventStream:
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    async def _gone(self, channel: str, after: int, head: Any) -> bool:
+    async def _gone(self, channel: str, after: int, head: Head) -> bool:
         """Whether events after ``after`` were trimmed (the stream restarts from a snapshot)."""
         if after >= head.last_id:
             return False
