@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from envs.trigolden.geometry import EPS, Board, Candidate, Placed
+from envs.trigolden.geometry import EPS, Board, Candidate, Placed, near
 from envs.trigolden.rules import STANDARD, Rules, TurnOptions
 
 #: Witness turns kept per position (bits of a uint64): two pieces can spoil only the
@@ -143,6 +143,15 @@ class Obligation:
             if not Rules.compatible(cands[i], pieces[k]):
                 surv[i] &= ~np.uint64(bits[k])
         return surv
+
+    def spared(self, turn: Sequence[Candidate]) -> bool:
+        """Test 1 for one turn: whether a witness stays legal after all of its pieces (what
+        :meth:`survivors` tells for every placement at once)."""
+        for witness in self.witnesses:
+            if all(not near(p.proj, w.proj) or Rules.compatible(p, w)
+                   for p in turn for w in witness):
+                return True
+        return False
 
     def answers_on(self, piece: Candidate) -> list[tuple[Candidate, ...]]:
         """An opponent's turn on ``piece`` (a placement of the mover) once it is on ``board``,
