@@ -58,6 +58,25 @@ def run_dir_of_checkpoint(path: Path) -> Path:
     return Path(path).resolve().parent.parent
 
 
+def selfplay_tasks(cfg: RunConfig, iteration: int) -> list[SelfPlayTask]:
+    """Iteration ``iteration``'s self-play: one task per worker, each keeping ``batch_games``
+    games going at once; task k is seeded by (run seed, iteration, k) whichever backend plays
+    it, so the samples do not depend on the backend."""
+    sp = cfg.selfplay
+    return [
+        SelfPlayTask(
+            game_id=cfg.game.id,
+            game_options=dict(cfg.game.options),
+            network=cfg.network,
+            search=cfg.search,
+            selfplay=sp,
+            n_games=n,
+            seed=(cfg.seed, iteration, _SELFPLAY, k),
+        )
+        for k, n in enumerate(split_games(sp.games_per_iteration, max(1, sp.workers)))
+    ]
+
+
 def resolve_device(name: str) -> torch.device:
     """The learner's device: ``auto`` = the first CUDA GPU torch sees, else the CPU."""
     if name == "auto":
@@ -185,22 +204,7 @@ class Learner:
         return model
 
     def _selfplay_tasks(self) -> list[SelfPlayTask]:
-        sp = self.cfg.selfplay
-        # One task per worker, each keeping ``batch_games`` games going at once; task k is
-        # seeded by (run seed, iteration, k) whichever backend plays it.
-        chunks = split_games(sp.games_per_iteration, max(1, sp.workers))
-        return [
-            SelfPlayTask(
-                game_id=self.cfg.game.id,
-                game_options=dict(self.cfg.game.options),
-                network=self.cfg.network,
-                search=self.cfg.search,
-                selfplay=sp,
-                n_games=n,
-                seed=(self.cfg.seed, self.iteration, _SELFPLAY, k),
-            )
-            for k, n in enumerate(chunks)
-        ]
+        return selfplay_tasks(self.cfg, self.iteration)
 
     def _train(self) -> dict[str, float]:
         t = self.cfg.training
