@@ -8,6 +8,8 @@ includes it). They start one Ray instance of 2 CPUs on this machine for the modu
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import subprocess
 import sys
 import threading
@@ -23,6 +25,7 @@ import yaml
 from envs import make_game
 from envs.core import ConfigError
 from training.arena import fit_elo, round_robin
+from training.checkpoint import load_model
 from training.config import config_from_dict
 from training.learner import Learner, checkpoint_path
 from training.players import RandomPlayer, make_player
@@ -227,3 +230,103 @@ def test_an_error_in_self_play_is_raised_not_retried(ray_cluster: Any) -> None:
         with pytest.raises(ConfigError, match="unknown game"):
             backend.play({}, [task])
         assert backend.restarts == 0 and not backend.in_flight
+
+
+# ---------------------------------------------------------------------------- a Ray cluster
+
+
+@pytest.fixture
+def ray_head() -> Any:  # type: ignore[no-untyped-def]
+    """``ray start --head --block`` in a subprocess (2 CPUs, no dashboard), stopped by
+    signalling that process alone (it takes its Ray processes down with it). Clients connect
+    through 127.0.0.1; Ray itself listens on every interface (its design, not configurable)."""
+    import shutil
+    import signal
+    import socket
+    import tempfile
+
+    pytest.importorskip("ray")
+    ray_cli = shutil.which("ray", path=str(Path(sys.executable).parent))
+    if ray_cli is None:
+        pytest.skip("no ray command beside this Python")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    temp = tempfile.mkdtemp(prefix="qzray")  # short: Ray's socket paths must fit 107 bytes
+    token = Path(temp) / "auth_token"  # Ray's token authentication, this cluster's own token
+    token.write_text(secrets.token_hex(32))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),  # the workers import this checkout
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN_PATH": str(token),
+    }
+    head = subprocess.Popen(
+        [ray_cli, "start", "--head", "--port", str(port), "--num-cpus", "2",
+         "--include-dashboard", "false", "--temp-dir", temp, "--block"],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        assert head.stdout is not None
+        for line in head.stdout:
+            if "Ray runtime started" in line:
+                break
+        else:
+            pytest.fail("ray start --head did not start")
+        yield f"127.0.0.1:{port}", env
+    finally:
+        head.send_signal(signal.SIGTERM)
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            head.kill()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _qizero(args: list[str], env: dict[str, str]) -> str:
+    out = subprocess.run([sys.executable, "-m", "qizero_cli", *args], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+@pytest.mark.slow
+def test_qizero_train_joins_a_ray_cluster_and_rates_like_local(
+    ray_head: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    """``qizero train --ray-address`` on a cluster started by ``ray start --head``, then the
+    same config with local processes, for 10 iterations of the shipped Jiugong config; ``qizero
+    arena`` rates both networks far above random and alike (their difference's interval
+    holds 0)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    address, env = ray_head
+    base = yaml.safe_load((REPO / "configs" / "jiugong.yaml").read_text())
+    base["training"]["iterations"] = 10
+    dirs = {}
+    for backend in ("ray", "local"):
+        config = tmp_path / f"{backend}.yaml"
+        config.write_text(yaml.safe_dump({**base, "selfplay": {**base["selfplay"],
+                                                               "backend": backend}}))
+        dirs[backend] = tmp_path / backend
+        extra = ["--ray-address", address] if backend == "ray" else []
+        _qizero(["train", str(config), "--run-dir", str(dirs[backend]), "--no-progress", *extra],
+                env)
+    log = _log(dirs["ray"])
+    assert len(log) == 10 and {row["workers"] for row in log} == {2}
+    tb = EventAccumulator(str(dirs["ray"] / "tb"))
+    tb.Reload()
+    assert {"charts/selfplay_workers", "charts/selfplay_positions_per_s"} <= set(
+        tb.Tags()["scalars"]
+    )
+    ray_net, local_net = (load_model(checkpoint_path(dirs[b], 10)).model for b in dirs)
+    assert _same_weights(ray_net, local_net)  # one machine: the same samples, the same net
+    nets = [f"net:{checkpoint_path(dirs[b], 10)}" for b in ("ray", "local")]
+    _qizero(["arena", "jiugong", *nets, "random", "--games", "100", "--workers", "2",
+             "--opening-plies", "2", "--json", str(tmp_path / "arena.json")], env)
+    arena = json.loads((tmp_path / "arena.json").read_text())
+    print(json.dumps(arena, indent=1))
+    assert arena["anchor"] == "random"
+    (ray_low, _), (local_low, _) = arena["elo_ci"][:2]
+    assert ray_low > 300 and local_low > 300
+    assert abs(arena["elo"][0] - arena["elo"][1]) < 200
