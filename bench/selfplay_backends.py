@@ -5,8 +5,12 @@ Prints a table, asserts nothing. For each (backend, workers) row the backend is 
 warm-up round is played (process or actor start, imports, the first network calls) and then
 ``--rounds`` rounds, each one training iteration's self-play (``games_per_iteration`` split
 over the workers as the learner splits them, seeded by round). Positions/s = searched
-positions (training samples) / wall seconds of those rounds. Ray is started once for all its
-rows (``num_cpus`` = the most workers asked for); its start-up time is printed apart.
+positions (training samples) / wall seconds of those rounds, and of the fastest round alone
+(the least disturbed by other work on the machine); per CPU-second = the same positions / the
+CPU time the workers spent playing them, which a loaded machine does not lower (the ceiling
+per core).
+Ray is started once for all its rows (``num_cpus`` = the most workers asked for); its start-up
+time is printed apart.
 
     python bench/selfplay_backends.py [--config configs/jiugong.yaml] [--workers 1 2]
                                       [--rounds 3] [--checkpoint PATH]
@@ -36,19 +40,23 @@ from training.selfplay import Weights  # noqa: E402
 
 def measure(
     backend: SelfPlayBackend, cfg: RunConfig, weights: Weights, workers: int, rounds: int
-) -> tuple[float, float, float]:
-    """(positions/s, seconds a round, sample bytes a position) over ``rounds`` rounds."""
+) -> tuple[float, float, float, float]:
+    """(positions/s, the fastest round's positions/s, positions per CPU-second, sample bytes a
+    position) over ``rounds`` rounds."""
     run = cfg.model_copy(
         update={"selfplay": cfg.selfplay.model_copy(update={"workers": workers})}
     )
     backend.play(weights, selfplay_tasks(run, 0))  # warm-up
-    positions, nbytes, t0 = 0, 0, time.perf_counter()
+    positions, nbytes, cpu, best, t0 = 0, 0, 0.0, 0.0, time.perf_counter()
     for r in range(1, rounds + 1):
+        start = time.perf_counter()
         batch = backend.play(weights, selfplay_tasks(run, r))
+        best = max(best, batch.searched_positions / (time.perf_counter() - start))
         positions += batch.searched_positions
+        cpu += batch.cpu_seconds
         nbytes += sum(a.nbytes for a in (batch.obs, batch.mask, batch.policy, batch.value))
     seconds = time.perf_counter() - t0
-    return positions / seconds, seconds / rounds, nbytes / max(positions, 1)
+    return positions / seconds, best, positions / cpu, nbytes / max(positions, 1)
 
 
 def main() -> None:
@@ -74,7 +82,7 @@ def main() -> None:
         f"{args.rounds} rounds after a warm-up; weights {sum(w.nbytes for w in weights.values())}"
         " bytes"
     )
-    rows: list[tuple[str, int, float, float, float]] = []
+    rows: list[tuple[str, int, float, float, float, float]] = []
     for n in args.workers:
         with LocalBackend(n) as backend:
             rows.append(("local", n, *measure(backend, cfg, weights, n, args.rounds)))
@@ -96,11 +104,17 @@ def main() -> None:
         finally:
             ray.shutdown()
     base = rows[0][2]
-    print("| backend | workers | positions/s | s a round | vs local, 1 worker |")
-    print("| --- | --- | --- | --- | --- |")
-    for name, n, pos_s, seconds, _ in rows:
-        print(f"| {name} | {n} | {pos_s:.0f} | {seconds:.2f} | {pos_s / base:.2f}x |")
-    print(f"samples travel back at {rows[0][4] / 1024:.1f} KiB a position")
+    best_base = rows[0][3]
+    print("| backend | workers | positions/s | vs local, 1 worker | fastest round | vs local, "
+          "1 worker | positions per CPU-second |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, n, pos_s, best, per_cpu, _ in rows:
+        print(f"| {name} | {n} | {pos_s:.0f} | {pos_s / base:.2f}x | {best:.0f} | "
+              f"{best / best_base:.2f}x | {per_cpu:.0f} |")
+    print(f"samples travel back at {rows[0][5] / 1024:.1f} KiB a position")
+    load = Path("/proc/loadavg")
+    if load.exists():
+        print(f"load average (1, 5, 15 min): {' '.join(load.read_text().split()[:3])}")
 
 
 if __name__ == "__main__":

@@ -106,18 +106,20 @@ def main() -> None:
         f"self-play ({args.games} games at once, to the end): {batch.searched_positions} "
         f"positions in {batch.seconds:.1f} s = {batch.searched_positions / batch.seconds:.1f} "
         f"positions/s, {batch.evaluations / batch.seconds:.1f} network evals/s, "
-        f"mean game length {batch.plies / max(batch.games, 1):.0f} plies"
+        f"mean game length {batch.plies / max(batch.games, 1):.0f} plies; "
+        f"{batch.searched_positions / batch.cpu_seconds:.1f} positions per CPU-second"
     )
     if args.without_network:
         free = play_games(game, UniformEvaluator(), cfg, sp, args.games, np.random.default_rng(2))
-        per_position = free.seconds / free.searched_positions  # seconds, search and rules
-        share = 1 - per_position * batch.searched_positions / batch.seconds
+        # Shares of CPU time, not wall time: a loaded machine slows both runs unevenly.
+        per_position = free.cpu_seconds / free.searched_positions  # search and rules alone
+        share = 1 - per_position * batch.searched_positions / batch.cpu_seconds
         print(
             f"without the network (uniform priors, zero values): {free.searched_positions} "
             f"positions in {free.seconds:.1f} s = {free.searched_positions / free.seconds:.1f} "
-            f"positions/s; the network's share of self-play time (with observations): {share:.0%}"
+            f"positions/s, {1 / per_position:.1f} per CPU-second; the network's share of "
+            f"self-play's CPU time (observations included): {share:.0%}"
         )
-
 
 if __name__ == "__main__":
     main()

@@ -53,6 +53,8 @@ class SelfPlayBatch:
     evaluations: int = 0
     network_calls: int = 0
     seconds: float = 0.0
+    # CPU time of the playing processes, summed: per-core speed even on a loaded machine.
+    cpu_seconds: float = 0.0
     results: list[float] = field(default_factory=list)  # first player's result per game
 
     @staticmethod
@@ -68,6 +70,7 @@ class SelfPlayBatch:
             evaluations=sum(b.evaluations for b in batches),
             network_calls=sum(b.network_calls for b in batches),
             seconds=max((b.seconds for b in batches), default=0.0),
+            cpu_seconds=sum(b.cpu_seconds for b in batches),
             results=[r for b in batches for r in b.results],
         )
 
@@ -81,7 +84,7 @@ def play_games(
     rng: np.random.Generator,
 ) -> SelfPlayBatch:
     """Play ``n_games`` self-play games, ``sp.batch_games`` at a time."""
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     spec = game.spec
     obs_l, mask_l, pol_l, val_l = [], [], [], []
     plies = searched = 0
@@ -157,6 +160,7 @@ def play_games(
         evaluations=getattr(evaluator, "positions", 0),
         network_calls=getattr(evaluator, "calls", 0),
         seconds=time.perf_counter() - t0,
+        cpu_seconds=time.process_time() - cpu0,
         results=results,
     )
 
