@@ -39,22 +39,11 @@ SMALL: dict[str, Any] = {
     "seed": 2,
     "network": {"kind": "mlp", "channels": 64, "blocks": 2, "value_hidden": 16},
     "search": {"simulations": 8, "max_considered": 8},
-    "selfplay": {
-        "workers": 2,
-        "games_per_iteration": 32,
-        "batch_games": 16,
-        "random_opening_plies": 4,
-        "max_plies": 60,
-    },
+    "selfplay": {"workers": 2, "games_per_iteration": 32, "batch_games": 16,
+                 "random_opening_plies": 4, "max_plies": 60},
     "replay": {"capacity": 5000},
-    "training": {
-        "iterations": 4,
-        "steps_per_iteration": 40,
-        "batch_size": 64,
-        "learning_rate": 0.003,
-        "min_buffer": 64,
-        "eval_every": 0,
-    },
+    "training": {"iterations": 4, "steps_per_iteration": 40, "batch_size": 64,
+                 "learning_rate": 0.003, "min_buffer": 64, "eval_every": 0},
 }
 
 
@@ -273,6 +262,8 @@ def ray_head() -> Any:  # type: ignore[no-untyped-def]
                 break
         else:
             pytest.fail("ray start --head did not start")
+        # Keep reading what it prints, so a full pipe never blocks it.
+        threading.Thread(target=head.stdout.read, daemon=True).start()
         yield f"127.0.0.1:{port}", env
     finally:
         head.send_signal(signal.SIGTERM)
