@@ -14,6 +14,7 @@ import mimetypes
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from serving.ai import AIEngine
 from serving.api.routes import games, health, sessions
 from serving.db import SessionStore
 from serving.errors import error_body, install_handlers
+from serving.events import EventLog
 from serving.levels import LevelRegistry
 from serving.sessions.manager import SessionManager
 from serving.settings import Settings
@@ -138,7 +140,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = SessionStore(settings.resolved_database_url)
+        events = partial(
+            EventLog,
+            poll_seconds=settings.event_poll_seconds,
+            retention_seconds=settings.event_retention_days * 86_400,
+            clock=clock,
+        )
+        store = SessionStore(settings.resolved_database_url, events)
         if settings.migrate_on_start:
             schema.upgrade(store.engine)
         ai = AIEngine(
@@ -151,8 +159,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             processes=settings.resolved_search_processes,
         )
         manager = SessionManager(store, ai, settings, clock)
-        app.state.ai, app.state.sessions = ai, manager
+        app.state.ai, app.state.sessions, app.state.events = ai, manager, store.events
         manager.start()
+        store.events.start()
         try:
             yield
         finally:

@@ -4,7 +4,8 @@ A session is stored as its move list (``games``: one list of events per game of 
 its seats, token hashes and timer; the state is never stored, it is rebuilt by replaying the
 moves through the rules. Every write is a compare-and-set on ``version`` inside one
 transaction, committed before the service answers, so two conflicting writes cannot both win
-and an acknowledged move survives a crash.
+and an acknowledged move survives a crash. The events a write causes (:mod:`serving.events`) are
+published inside that same transaction: a write and its events commit together or not at all.
 
 Two columns are derived, written with every commit so that pollers find work with one indexed
 query instead of replaying sessions: ``ai_turn`` (an AI seat is to move) and ``deadline`` (when
@@ -15,6 +16,7 @@ the running clock's time is up). The tables are created and changed by the Alemb
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+from serving.events import Draft, EventLog, publish_all
 
 
 class Base(DeclarativeBase):
@@ -118,9 +122,11 @@ def _to_values(data: SessionData) -> dict[str, Any]:
 
 
 class SessionStore:
-    """Load, insert and compare-and-set sessions."""
+    """Load, insert and compare-and-set sessions; the event log on the same database, made by
+    ``events`` (e.g. a ``functools.partial`` of :class:`serving.events.EventLog` with its
+    settings)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, events: Callable[[Engine], EventLog] = EventLog) -> None:
         self.url = url
         kwargs: dict[str, Any] = {"future": True}
         if url.startswith("sqlite"):
@@ -134,8 +140,11 @@ class SessionStore:
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.events = events(self.engine)
+        self.events.attach(self._sessions)
 
     def close(self) -> None:
+        self.events.close()
         self.engine.dispose()
 
     def load(self, session_id: str) -> SessionData | None:
@@ -147,8 +156,11 @@ class SessionStore:
         with self._sessions.begin() as s:
             s.add(SessionRow(**_to_values(data)))
 
-    def compare_and_set(self, data: SessionData, expected_version: int) -> bool:
-        """Write ``data`` if the stored version is still ``expected_version`` (committed)."""
+    def compare_and_set(
+        self, data: SessionData, expected_version: int, drafts: Sequence[Draft] = ()
+    ) -> bool:
+        """Write ``data`` if the stored version is still ``expected_version``, and publish
+        ``drafts`` in the same transaction (committed; nothing is published on a lost race)."""
         values = _to_values(data)
         values.pop("id")
         with self._sessions.begin() as s:
@@ -157,7 +169,10 @@ class SessionStore:
                 .where(SessionRow.id == data.id, SessionRow.version == expected_version)
                 .values(**values)
             )
-            return res.rowcount == 1
+            if res.rowcount != 1:
+                return False
+            publish_all(s, drafts)
+            return True
 
     def set_schedule(self, sid: str, version: int, ai_turn: bool, deadline: float | None) -> None:
         """Correct the derived columns of version ``version`` (rows written before they

@@ -28,11 +28,17 @@ MIGRATION_LOCK = 0x71_7A_65_72_6F  # pg_advisory_xact_lock key ("qizero")
 
 
 def target_metadata() -> MetaData:
-    """Every table the service's models declare (what the migrations must build)."""
+    """Every table the service's models declare (what the migrations must build): the ORM
+    models on ``Base`` and the event log's tables, gathered in one MetaData."""
     import serving.leases  # noqa: F401  (declares session_leases on Base)
+    from serving import events
     from serving.db import Base
 
-    return Base.metadata
+    gathered = MetaData()
+    for metadata in (Base.metadata, events.metadata):
+        for table in metadata.tables.values():
+            table.to_metadata(gathered)
+    return gathered
 
 
 def config(connection: Connection | None = None) -> Config:

@@ -11,14 +11,13 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
-import pytest
 from fastapi.testclient import TestClient
 
 from envs import make_game
@@ -115,6 +114,43 @@ def wait_for(predicate: Any, timeout: float = 20.0, step: float = 0.02) -> Any:
     raise AssertionError("condition not reached in time")
 
 
+# ---------------------------------------------------------------------------- event streams
+def parse_sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    """SSE messages as dicts; a keep-alive comment as ``{"keepalive": True}``."""
+    sse_id, data = None, None
+    for line in lines:
+        if line.startswith(":"):
+            yield {"keepalive": True}
+        elif line.startswith("id: "):
+            sse_id = line[4:]
+        elif line.startswith("data: "):
+            data = json.loads(line[6:])
+        elif line == "" and data is not None:
+            assert str(data["id"]) == sse_id if sse_id is not None else data["id"] is None
+            yield data
+            sse_id, data = None, None
+        elif line == "":
+            sse_id = None
+
+
+def read(client, url: str, until: Callable[[list[dict[str, Any]]], bool] = lambda _: False,
+         headers: dict[str, str] | None = None, timeout: float = 20.0) -> list[dict[str, Any]]:
+    """Messages of a stream (keep-alives left out) until ``until`` holds or the stream ends."""
+    got: list[dict[str, Any]] = []
+    end = time.monotonic() + timeout
+    with client.stream("GET", url, headers=headers or {}) as r:
+        assert r.status_code == 200, r.read()
+        assert r.headers["content-type"].startswith("text/event-stream")
+        for msg in parse_sse(r.iter_lines()):
+            assert time.monotonic() < end, f"stream too slow: {got}"
+            if "keepalive" in msg:
+                continue
+            got.append(msg)
+            if until(got):
+                break
+    return got
+
+
 # ---------------------------------------------------------------------------- subprocess servers
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -193,25 +229,6 @@ class Server:
 
 
 # ---------------------------------------------------------------------------- PostgreSQL
-def require_postgres() -> str:
-    """QIZERO_TEST_POSTGRES_URL if a server answers there; otherwise the test is skipped."""
-    url = os.environ.get("QIZERO_TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("set QIZERO_TEST_POSTGRES_URL (e.g. postgresql+psycopg://postgres@127.0.0.1/"
-                    "qizero_test) to run the PostgreSQL tests")
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            conn.execute(text("select 1"))
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"no PostgreSQL server reachable at QIZERO_TEST_POSTGRES_URL: {exc}")
-    finally:
-        engine.dispose()
-    return url
-
-
 @contextmanager
 def postgres_schema(url: str) -> Iterator[str]:
     """A URL whose connections work in a new, empty schema of their own (dropped after), so

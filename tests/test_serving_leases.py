@@ -8,7 +8,7 @@ import time
 from contextlib import ExitStack
 
 import pytest
-from serving_helpers import postgres_schema, require_postgres
+from serving_helpers import postgres_schema
 from sqlalchemy import update
 
 from serving import schema
@@ -25,7 +25,7 @@ def store(request, tmp_path):
         if request.param == "sqlite":
             url = f"sqlite:///{tmp_path / 'leases.sqlite3'}"
         else:
-            url = stack.enter_context(postgres_schema(require_postgres()))
+            url = stack.enter_context(postgres_schema(request.getfixturevalue("postgres_url")))
         s = SessionStore(url)
         stack.callback(s.close)
         schema.upgrade(s.engine)

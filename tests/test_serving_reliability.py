@@ -13,7 +13,6 @@ from serving_helpers import (
     Server,
     auth,
     client_for,
-    require_postgres,
     settings_for,
     wait_for,
 )
@@ -96,11 +95,7 @@ def test_sigkill_mid_game_loses_no_accepted_move(tmp_path):
 
 
 # ---------------------------------------------------------------------------- PostgreSQL
-@pytest.fixture()
-def postgres_url():
-    return require_postgres()
-
-
+# (the postgres_url fixture: conftest.py)
 def test_postgres_persistence_restart_and_conflicts(tmp_path, postgres_url):
     clock = FakeClock()
     settings = settings_for(tmp_path, database_url=postgres_url, timer_poll_seconds=3600)

@@ -1,16 +1,19 @@
 """Two ``qizero serve`` replicas on one PostgreSQL behave as one service: a client sends each
 request to the next replica (round robin, as a load balancer without affinity), whole games
-with AI seats and turn timers complete, every AI move is made exactly once, and a SIGKILL of
-the replica driving an AI seat hands the seat to the other within seconds, losing no
-acknowledged move. Everything on 127.0.0.1; skipped without QIZERO_TEST_POSTGRES_URL."""
+with AI seats and turn timers complete, every AI move is made exactly once, a SIGKILL of the
+replica driving an AI seat hands the seat to the other within seconds, losing no acknowledged
+move, and a stream followed on one replica hears a move made on the other at once (LISTEN/
+NOTIFY, not the poll). Everything on 127.0.0.1; skipped without QIZERO_TEST_POSTGRES_URL."""
 
 from __future__ import annotations
 
 import itertools
 import random
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +22,10 @@ import pytest
 from serving_helpers import (
     Server,
     auth,
+    client_for,
     postgres_schema,
-    require_postgres,
+    read,
+    settings_for,
     wait_for,
     write_levels,
 )
@@ -66,13 +71,13 @@ class Replicas:
 
 
 @pytest.fixture()
-def replicas(tmp_path: Path) -> Iterator[Replicas]:
+def replicas(tmp_path: Path, postgres_url: str) -> Iterator[Replicas]:
     write_levels(tmp_path / "checkpoints", "jiugong", [
         {"id": "random", "label": "random", "player": "random"},
         {"id": "slow", "label": "slow search", "player": SLOW},
     ])
     env = {"QIZERO_SEARCH_PROCESSES": "0", "QIZERO_AI_WORKERS": "4"}
-    with postgres_schema(require_postgres()) as url:
+    with postgres_schema(postgres_url) as url:
         # started together: the second waits on the migration lock, then finds nothing to do
         with ThreadPoolExecutor(2) as pool:
             futures = [pool.submit(Server, tmp_path, database_url=url, env=env)
@@ -200,3 +205,35 @@ def test_sigkill_of_the_replica_driving_an_ai_seat_hands_it_over(replicas):
         json={"move": s["position"]["legal_moves"][0], "version": s["version"]})
     assert r.status_code == 200, r.text
     print(f"takeover after SIGKILL: {taken_over:.1f} s")
+
+
+def test_a_stream_on_one_replica_hears_a_move_made_on_the_other_at_once(tmp_path, postgres_url):
+    """Two app instances on one PostgreSQL schema, the event poll slowed to a minute: the
+    follower on B hears A's move through LISTEN/NOTIFY."""
+    with postgres_schema(postgres_url) as url, ExitStack() as stack:
+        a, b = (stack.enter_context(client_for(
+            tmp_path / name, settings=settings_for(tmp_path / name, database_url=url,
+                                                   event_poll_seconds=60)))
+                for name in ("a", "b"))
+        wait_for(lambda: b.app.state.events.listener.listening.is_set())
+        body = a.post("/v1/sessions", json={"game": "jiugong", "turn_seconds": None}).json()
+        sid, owner = body["session"]["id"], body["owner_token"]
+        got: list[dict[str, Any]] = []
+
+        def seen(messages: list[dict[str, Any]]) -> bool:
+            got[:] = messages
+            return any(m["kind"] == "move" for m in messages)
+
+        follower = threading.Thread(
+            target=read, args=(b, f"/v1/sessions/{sid}/events", seen), kwargs={"timeout": 30})
+        follower.start()
+        wait_for(lambda: got)  # the snapshot: B's stream is open
+        moved = time.time()
+        r = a.post(f"/v1/sessions/{sid}/moves", json={"move": "a1-a2", "version": 1},
+                   headers=auth(owner))
+        assert r.status_code == 200, r.text
+        follower.join(timeout=30)
+        heard = time.time()
+        assert [m["kind"] for m in got][:2] == ["snapshot", "move"]
+        assert got[1]["data"]["m"] == "a1-a2"
+        assert heard - moved < 5  # the poll alone would take up to 60 s

@@ -4,7 +4,7 @@ the service before migrations (``create_all``) is adopted with its sessions goin
 
 from __future__ import annotations
 
-from serving_helpers import auth, client_for, postgres_schema, require_postgres, wait_for
+from serving_helpers import auth, client_for, postgres_schema, wait_for
 from sqlalchemy import (
     JSON,
     Column,
@@ -41,8 +41,8 @@ def test_migrations_build_the_models_schema_on_sqlite(tmp_path):
     migrated_equals_models(f"sqlite:///{tmp_path / 'fresh.sqlite3'}")
 
 
-def test_migrations_build_the_models_schema_on_postgres():
-    with postgres_schema(require_postgres()) as url:
+def test_migrations_build_the_models_schema_on_postgres(postgres_url):
+    with postgres_schema(postgres_url) as url:
         migrated_equals_models(url)
 
 

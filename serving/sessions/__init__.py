@@ -9,8 +9,10 @@ One module per job; imports go downward in this list:
   events, a committed event and what follows it).
 * :mod:`~serving.sessions.timeouts`: applying due time-outs, the timer poller (the time
   controls themselves: :mod:`serving.clocks`).
-* :mod:`~serving.sessions.persistence`: loading (replayed, cached) and committing sessions
-  with what they wait for (the SQL: :mod:`serving.db`).
+* :mod:`~serving.sessions.changes`: what a commit changed, as the events of the session's
+  channel (the event log: :mod:`serving.events`).
+* :mod:`~serving.sessions.persistence`: loading (replayed, cached) and committing sessions with
+  their events and what they wait for (the SQL: :mod:`serving.db`).
 * :mod:`~serving.sessions.drivers`: this replica's driver leases (:mod:`serving.leases`) and
   the poller that takes up sessions nobody drives (due clocks, a dead replica's AI seats).
 * :mod:`~serving.sessions.ai_seats`: the AI seat driver.

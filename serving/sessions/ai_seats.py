@@ -10,7 +10,9 @@ only while the lease is still its replica's, so a replica that lost the session 
 never adds a move of its own. When a worker is done it gives the lease back and looks once
 more: a change that asked for the AI while the lease was still held here is not missed.
 An AI seat that cannot move records why on its lease (``ai_error`` in the view, on every
-replica) and is tried again when the session changes.
+replica) and is tried again when the session changes. ``ai_thinking`` (a search starts) and
+``ai_error`` are told to the session's followers as events of their own: they go with no stored
+change.
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ class AISeats:
 
     ``fresh`` loads a session with its due time-outs committed; ``commit`` is the
     compare-and-set write (:meth:`serving.sessions.persistence.SessionRepository.commit`);
-    ``ai_turn(sid)`` reads the stored (version, AI seat to move) without loading."""
+    ``ai_turn(sid)`` reads the stored (version, AI seat to move) without loading;
+    ``notice(session id, kind, data)`` tells the session's followers what the AI does."""
 
     def __init__(
         self,
@@ -63,6 +66,7 @@ class AISeats:
         commit: Callable[[Ctx, int], bool],
         leases: LeaseHolder,
         ai_turn: Callable[[str], tuple[int, bool] | None],
+        notice: Callable[[str, str, dict[str, Any]], None] = lambda *_: None,
     ) -> None:
         self.ai = ai
         self.clock = clock
@@ -70,6 +74,7 @@ class AISeats:
         self.commit = commit
         self.leases = leases
         self.ai_turn = ai_turn
+        self.notice = notice
         self.moves = 0  # AI moves this replica committed (/v1/health)
         self._cond = threading.Condition()
         self._inflight: set[str] = set()
@@ -159,6 +164,8 @@ class AISeats:
                 if seat is None:
                     return version
                 level = ctx.data.seats[seat]["level"]
+                self.notice(sid, "ai_thinking", {"seat": seat, "level": level,
+                                                 "version": version})
                 suggestion = self.ai.analyse(ctx.game, ctx.state, level, None)
                 ctx.now = self.clock()
                 if expire(ctx):  # the AI's turn ran out while it searched: no move
@@ -184,6 +191,7 @@ class AISeats:
         return version
 
     def _failed(self, sid: str, version: int | None, message: str) -> None:
+        self.notice(sid, "ai_error", {"message": message})
         if version is None:
             return
         try:

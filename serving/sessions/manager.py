@@ -1,6 +1,7 @@
 """The session service's entry points (:class:`SessionManager`): one method per route, each
-a single compare-and-set write, and the lifecycle (this replica's leases and the poller that
-drives sessions nobody drives: resumed sessions, due clocks, a dead replica's AI seats).
+a single compare-and-set write, the lifecycle (this replica's leases and the poller that
+drives sessions nobody drives: resumed sessions, due clocks, a dead replica's AI seats) and
+the live events' snapshots.
 
 A write loads the session with its due time-outs committed, checks the version the client
 last saw (409 if stale), runs one operation (:mod:`~serving.sessions.turns`,
@@ -23,14 +24,14 @@ from serving.clocks import ByoYomi, Clock, requested_byo_yomi
 from serving.db import SessionData, SessionStore
 from serving.errors import BadInput, Conflict
 from serving.leases import Leases, new_holder_id
-from serving.sessions import extras, turns
+from serving.sessions import changes, extras, turns
 from serving.sessions.ai_seats import AISeats, seat_config
 from serving.sessions.context import Ctx
 from serving.sessions.drivers import Driver, LeaseHolder
 from serving.sessions.persistence import SessionRepository
 from serving.sessions.timeouts import expire
 from serving.sessions.tokens import hash_token, new_token
-from serving.sessions.view import session_view
+from serving.sessions.view import SharedViews, session_view
 from serving.settings import Settings
 
 log = logging.getLogger("qizero.serving")
@@ -47,11 +48,13 @@ class SessionManager:
         self.settings = settings
         self.clock = clock
         self.repo = SessionRepository(store, clock)
+        self.events = store.events
+        self.shared_views = SharedViews()
         self.leases = LeaseHolder(
             Leases(store.engine, new_holder_id(), settings.lease_seconds)
         )
         self.ai_seats = AISeats(
-            ai, clock, self._fresh, self.repo.commit, self.leases, store.ai_turn
+            ai, clock, self._fresh, self.repo.commit, self.leases, store.ai_turn, self._notice
         )
         self.driver = Driver(self.leases, self.refresh, clock, settings.timer_poll_seconds)
 
@@ -119,15 +122,60 @@ class SessionManager:
         self.ai_seats.kick_if_ai(ctx)
 
     def view(self, ctx: Ctx) -> dict[str, Any]:
-        """The session's JSON; what its AI seats do is read from its lease, which every
-        replica sees (only sessions with an AI seat have one worth reading)."""
         data = ctx.data
-        thinking, error = self.ai_seats.thinking(data.id), None
-        if data.status == "playing" and any(s["type"] == "ai" for s in data.seats.values()):
-            lease = self.leases.leases.state(data.id)
-            thinking = thinking or (lease.live and data.ai_turn)
-            error = lease.error if lease.error_version == data.version else None
+        has_ai = any(s["type"] == "ai" for s in data.seats.values())
+        thinking, error = self._ai_status(data.id, data.version, data.status, has_ai,
+                                          data.ai_turn)
         return session_view(ctx, thinking, error)
+
+    def _ai_status(
+        self, sid: str, version: int, status: str, has_ai: bool, ai_turn: bool
+    ) -> tuple[bool, str | None]:
+        """``ai_thinking`` and ``ai_error``: read from the session's lease, which every
+        replica sees (only a session being played with an AI seat has one worth reading)."""
+        thinking, error = self.ai_seats.thinking(sid), None
+        if status == "playing" and has_ai:
+            lease = self.leases.leases.state(sid)
+            thinking = thinking or (lease.live and ai_turn)
+            error = lease.error if lease.error_version == version else None
+        return thinking, error
+
+    # ================================================================ live events
+    def snapshot(self, sid: str) -> tuple[int, dict[str, Any]]:
+        """The view and the id of the last event it reflects: a stream's first message.
+
+        The channel's last id is read before and after the view; if an event came between,
+        again (a few times; then the events after the id carry their ``version``)."""
+        channel = changes.channel(sid)
+        for _ in range(5):
+            last = self.events.head(channel).last_id
+            view = self.view(self.get(sid))
+            if self.events.head(channel).last_id == last:
+                break
+        return last, view
+
+    def current_view(self, sid: str, at_least: int = 0) -> dict[str, Any]:
+        """The view as it is now, at version ``at_least`` or later: what a stream sends after a
+        burst of events (the streams of one session share it; never change it). A shared view
+        is reused only while what its AI seats do still matches the lease."""
+
+        def usable(view: dict[str, Any]) -> bool:
+            if view["version"] < at_least:
+                return False
+            seats, to_play = view["seats"], view["position"]["to_play"]
+            has_ai = any(s["type"] == "ai" for s in seats.values())
+            ai_turn = to_play is not None and seats[to_play]["type"] == "ai"
+            now = self._ai_status(sid, view["version"], view["status"], has_ai, ai_turn)
+            return (view["ai_thinking"], view["ai_error"]) == now
+
+        return self.shared_views.get(sid, usable, lambda: self.view(self.get(sid)))
+
+    def _notice(self, sid: str, kind: str, data: dict[str, Any]) -> None:
+        """An event that goes with no stored change (the AI seats' ``ai_thinking``)."""
+        try:
+            self.events.publish_now(changes.channel(sid), kind, data, self.clock())
+        except Exception:  # noqa: BLE001  a lost notice must not stop the AI
+            log.exception("cannot publish %s for session %s", kind, sid)
 
     # ================================================================ operations
     def create(

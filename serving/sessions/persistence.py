@@ -3,7 +3,8 @@ replaying its events, cached) and commit it with one compare-and-set.
 
 The SQL itself is :mod:`serving.db`'s. Every change is one compare-and-set on the session's
 version, committed before the answer: a write carrying a stale version loses, and of two
-conflicting writes exactly one wins. Each commit also writes what the session waits for
+conflicting writes exactly one wins. The change's events (:mod:`serving.sessions.changes`) are
+published in the same transaction. Each commit also writes what the session waits for
 (:func:`schedule`: an AI seat to move, the clock's deadline), which the replicas' pollers query.
 
 The replayed state is cached per session and checked against every load: committed events are
@@ -24,6 +25,7 @@ from serving.catalogue import build_game
 from serving.clocks import Clock
 from serving.db import SessionData, SessionStore
 from serving.errors import NotFound
+from serving.sessions import changes
 from serving.sessions.context import Ctx
 from serving.sessions.machine import replay_event
 from serving.sessions.timeouts import deadline
@@ -130,11 +132,13 @@ class SessionRepository:
         return Ctx(data, game, adapter, state, self.clock())
 
     def commit(self, ctx: Ctx, expected: int) -> bool:
-        """Write ``ctx`` as the version after ``expected``; False if another write came first."""
+        """Write ``ctx`` as the version after ``expected`` with its events; False if another
+        write came first."""
         ctx.data.version = expected + 1
         ctx.data.updated = ctx.now
         ctx.data.ai_turn, ctx.data.deadline = schedule(ctx)
-        if not self.store.compare_and_set(ctx.data, expected):
+        if not self.store.compare_and_set(ctx.data, expected, changes.drafts(ctx)):
             return False
+        ctx.committed()
         self.cache.put(ctx.data, ctx.state)
         return True
