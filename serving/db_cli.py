@@ -8,16 +8,14 @@ for PostgreSQL, else the SQLite file (QIZERO_DATABASE_PATH or --database).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from serving.cli import add_database_arguments, database_overrides
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["upgrade", "current"],
                         help="upgrade: run every pending migration; current: print the revision")
-    parser.add_argument("--database", type=Path, default=None,
-                        help="SQLite file for sessions (default data/sessions.sqlite3)")
-    parser.add_argument("--database-url", default=None,
-                        help="SQLAlchemy URL (PostgreSQL); overrides --database")
+    add_database_arguments(parser)
     parser.add_argument("--revision", default="head", help="upgrade to this revision")
 
 
@@ -26,12 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from serving.db import SessionStore
     from serving.settings import Settings
 
-    overrides: dict[str, object] = {}
-    if args.database is not None:
-        overrides["database_path"] = args.database
-    if args.database_url:
-        overrides["database_url"] = args.database_url
-    store = SessionStore(Settings(**overrides).resolved_database_url)
+    store = SessionStore(Settings(**database_overrides(args)).resolved_database_url)
     try:
         if args.action == "upgrade":
             before = schema.current(store.engine)
