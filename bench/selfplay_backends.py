@@ -29,7 +29,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from envs import make_game  # noqa: E402
-from training.backends import SelfPlayBackend  # noqa: E402
+from training.backends import SelfPlayBackend, keep_ray_on_loopback  # noqa: E402
 from training.backends.local import LocalBackend  # noqa: E402
 from training.checkpoint import load_model  # noqa: E402
 from training.config import RunConfig, load_config  # noqa: E402
@@ -89,6 +89,7 @@ def main() -> None:
     if importlib.util.find_spec("ray") is None:
         print("ray is not installed (pip install -e '.[ray]'): no Ray rows")
     else:
+        keep_ray_on_loopback()
         import ray
 
         from training.backends.ray_actors import RayBackend

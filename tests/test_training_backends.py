@@ -25,6 +25,7 @@ import yaml
 from envs import make_game
 from envs.core import ConfigError
 from training.arena import fit_elo, round_robin
+from training.backends import keep_ray_on_loopback
 from training.checkpoint import load_model
 from training.config import config_from_dict
 from training.learner import Learner, checkpoint_path
@@ -119,8 +120,10 @@ def test_the_local_backend_never_imports_ray(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def ray_cluster():  # type: ignore[no-untyped-def]
     """A Ray instance on this machine for the module: 2 CPUs, no dashboard."""
+    keep_ray_on_loopback()
     ray = pytest.importorskip("ray")
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    assert all(n["NodeManagerAddress"] == "127.0.0.1" for n in ray.nodes())
     yield ray
     ray.shutdown()
 
@@ -228,7 +231,7 @@ def test_an_error_in_self_play_is_raised_not_retried(ray_cluster: Any) -> None:
 def ray_head() -> Any:  # type: ignore[no-untyped-def]
     """``ray start --head --block`` in a subprocess (2 CPUs, no dashboard), stopped by
     signalling that process alone (it takes its Ray processes down with it). Clients connect
-    through 127.0.0.1; Ray itself listens on every interface (its design, not configurable)."""
+    through 127.0.0.1, and the head runs with Ray's loopback switch."""
     import shutil
     import signal
     import socket
@@ -249,10 +252,13 @@ def ray_head() -> Any:  # type: ignore[no-untyped-def]
         "PYTHONPATH": str(REPO),  # the workers import this checkout
         "RAY_AUTH_MODE": "token",
         "RAY_AUTH_TOKEN_PATH": str(token),
+        # One machine: every Ray process on 127.0.0.1 (training.backends.keep_ray_on_loopback).
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
     }
     head = subprocess.Popen(
         [ray_cli, "start", "--head", "--port", str(port), "--num-cpus", "2",
-         "--include-dashboard", "false", "--temp-dir", temp, "--block"],
+         "--include-dashboard", "false", "--temp-dir", temp, "--node-ip-address", "127.0.0.1",
+         "--block"],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:

@@ -14,6 +14,7 @@ Ray is an optional dependency: it is imported only when the ray backend is opene
 
 from __future__ import annotations
 
+import os
 from typing import Protocol
 
 from envs.core import ConfigError
@@ -57,6 +58,19 @@ def open_backend(sp: SelfPlayConfig, ray_address: str | None = None) -> SelfPlay
         from training.backends.local import LocalBackend
 
         return LocalBackend(sp.workers)
+    if ray_address is None:
+        keep_ray_on_loopback()
     from training.backends.ray_actors import RayBackend
 
     return RayBackend(sp.workers, address=ray_address)
+
+
+def keep_ray_on_loopback() -> None:
+    """Make a Ray instance that this process starts for itself use 127.0.0.1 alone.
+
+    On Linux Ray advertises the machine's routable address even for a one-machine instance,
+    so its processes would talk to each other through it; with this switch (read by Ray when
+    it is imported, so call this first) it uses the loopback address, as it does on macOS and
+    Windows. Not for a process that joins a cluster of several machines.
+    """
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
