@@ -5,18 +5,25 @@ its seats, token hashes and timer; the state is never stored, it is rebuilt by r
 moves through the rules. Every write is a compare-and-set on ``version`` inside one
 transaction, committed before the service answers, so two conflicting writes cannot both win
 and an acknowledged move survives a crash.
+
+Other tables (the ranking ladder's, :mod:`serving.ladder.store`) share ``Base`` and the
+engine. What must change together with a session's write (a ladder game's rating with the
+result that causes it) is a *commit hook*: it runs inside the compare-and-set's transaction,
+after the session row is written, so both commit or neither does.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import JSON, Float, Integer, String, create_engine, event, select, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 
 class Base(DeclarativeBase):
@@ -93,6 +100,11 @@ def _to_values(data: SessionData) -> dict[str, Any]:
     return values
 
 
+#: Runs inside a session write's transaction, after the row is written: may write other tables
+#: through the ORM session, and may change ``data.extras`` (return True: it is written too).
+CommitHook = Callable[[Session, "SessionData"], bool]
+
+
 class SessionStore:
     """Load, insert and compare-and-set sessions."""
 
@@ -111,6 +123,21 @@ class SessionStore:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         Base.metadata.create_all(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.commit_hooks: list[CommitHook] = []
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """One transaction (committed on leaving, rolled back on an exception)."""
+        with self._sessions.begin() as s:
+            yield s
+
+    def reader(self) -> Session:
+        """An ORM session for reads (``with store.reader() as s``)."""
+        return self._sessions()
 
     def close(self) -> None:
         self.engine.dispose()
@@ -122,10 +149,16 @@ class SessionStore:
 
     def insert(self, data: SessionData) -> None:
         with self._sessions.begin() as s:
-            s.add(SessionRow(**_to_values(data)))
+            self.add(s, data)
+
+    @staticmethod
+    def add(s: Session, data: SessionData) -> None:
+        """Insert a new session in the caller's transaction ``s``."""
+        s.add(SessionRow(**_to_values(data)))
 
     def compare_and_set(self, data: SessionData, expected_version: int) -> bool:
-        """Write ``data`` if the stored version is still ``expected_version`` (committed)."""
+        """Write ``data`` if the stored version is still ``expected_version`` (committed),
+        with whatever the commit hooks write in the same transaction."""
         values = _to_values(data)
         values.pop("id")
         with self._sessions.begin() as s:
@@ -134,7 +167,16 @@ class SessionStore:
                 .where(SessionRow.id == data.id, SessionRow.version == expected_version)
                 .values(**values)
             )
-            return res.rowcount == 1
+            if res.rowcount != 1:
+                return False
+            changed = [hook(s, data) for hook in self.commit_hooks]
+            if any(changed):
+                s.execute(
+                    update(SessionRow)
+                    .where(SessionRow.id == data.id)
+                    .values(extras=copy.deepcopy(data.extras))
+                )
+            return True
 
     def active_ids(self, timed_only: bool = False) -> list[str]:
         q = select(SessionRow.id).where(SessionRow.status != "over")
