@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
@@ -54,6 +54,14 @@ class Settings(BaseSettings):
 
     # Timers: how often the server looks for expired turns (seconds).
     timer_poll_seconds: float = Field(1.0, gt=0)
+
+    # Ranking ladder (docs/ladder.md): the administrator's token for membership grants (None:
+    # grants are off), how long a queued player waits before an AI level takes the other
+    # seat, how often the queue is paired, and whether AI levels play on the ladder at all.
+    ladder_admin_token: SecretStr | None = None
+    ladder_ai_wait_seconds: float = Field(20.0, ge=0, le=86_400)
+    ladder_match_seconds: float = Field(1.0, gt=0, le=3_600)
+    ladder_ai_players: bool = True
 
     @property
     def resolved_search_processes(self) -> int:

@@ -15,12 +15,18 @@ from pathlib import Path
 
 import httpx
 import pytest
-from serving_helpers import FakeClock, auth, client_for, settings_for, wait_for
+from serving_helpers import (
+    FakeClock,
+    auth,
+    client_for,
+    postgres_url_or_skip,
+    settings_for,
+    wait_for,
+)
 
 import envs
 
 ROOT = Path(__file__).resolve().parent.parent
-POSTGRES_URL = os.environ.get("QIZERO_TEST_POSTGRES_URL")
 
 
 # ---------------------------------------------------------------------------- SIGKILL
@@ -162,17 +168,7 @@ def test_sigkill_mid_game_loses_no_accepted_move(tmp_path):
 # ---------------------------------------------------------------------------- PostgreSQL
 @pytest.fixture()
 def postgres_url():
-    if not POSTGRES_URL:
-        pytest.skip("set QIZERO_TEST_POSTGRES_URL (e.g. postgresql+psycopg://postgres@127.0.0.1/"
-                    "qizero_test) to run the PostgreSQL persistence tests")
-    from sqlalchemy import create_engine, text
-
-    try:
-        with create_engine(POSTGRES_URL).connect() as conn:
-            conn.execute(text("select 1"))
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"no PostgreSQL server reachable at QIZERO_TEST_POSTGRES_URL: {exc}")
-    return POSTGRES_URL
+    return postgres_url_or_skip()
 
 
 def test_postgres_persistence_restart_and_conflicts(tmp_path, postgres_url):

@@ -1,4 +1,5 @@
-"""Game sessions: create, read, move, confirm/cancel, seats, resign, Go's scoring phase."""
+"""Game sessions: create, read, move, confirm/cancel, seats, resign, draw offers, Go's scoring
+phase."""
 
 from __future__ import annotations
 
@@ -137,3 +138,29 @@ def resume(session_id: str, body: ResumeCreate, token: TokenDep, manager: Manage
              summary="resign (where the game's rules have it)")
 def resign(session_id: str, body: ResignCreate, token: TokenDep, manager: ManagerDep) -> Any:
     return manager.view(manager.resign(session_id, token, body.seat, body.version))
+
+
+@router.post(
+    "/{session_id}/draw/offer",
+    response_model=SessionPublic,
+    responses={**_WRITE, 409: {"description": "not your turn, an offer already made this turn, "
+                                              "an AI opponent, stale version, session over"}},
+    summary="offer a draw on your turn (Stereo Go)",
+    description="The offer stands (`draw_offer` in the session) until the opponent accepts "
+    "or declines it, or the next move or time-out. One offer a turn. AI levels do not agree "
+    "to draws. On the ladder a draw agreed before move 15 is not rated and leaves no record.",
+)
+def offer_draw(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.offer_draw(session_id, token, body.version))
+
+
+@router.post("/{session_id}/draw/accept", response_model=SessionPublic, responses=_WRITE,
+             summary="accept the opponent's draw offer: the game ends drawn (reason agreement)")
+def accept_draw(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.answer_draw(session_id, token, True, body.version))
+
+
+@router.post("/{session_id}/draw/decline", response_model=SessionPublic, responses=_WRITE,
+             summary="decline the opponent's draw offer: play goes on")
+def decline_draw(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.answer_draw(session_id, token, False, body.version))

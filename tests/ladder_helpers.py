@@ -1,0 +1,77 @@
+"""Helpers for the ladder's API tests: players, the queue, playing a ladder session."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from serving_helpers import auth
+
+ADMIN = "admin-token-for-tests"
+NINE = {"board": "9x9"}
+
+
+def register(client, name: str) -> dict[str, Any]:
+    """A new player: ``{"id", "token", ...profile}``."""
+    r = client.post("/v1/players", json={"name": name})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    return {**body["player"], "token": body["token"]}
+
+
+def profile(client, player: dict[str, Any]) -> dict[str, Any]:
+    r = client.get(f"/v1/players/{player['id']}")
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def grant(client, player: dict[str, Any], yuan: int) -> dict[str, Any]:
+    r = client.post(f"/v1/players/{player['id']}/grant", json={"yuan": yuan},
+                    headers=auth(ADMIN))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def queue(client, player: dict[str, Any], **options: Any):
+    return client.post("/v1/ladder/queue", json=options, headers=auth(player["token"]))
+
+
+def queue_state(client, player: dict[str, Any]) -> dict[str, Any]:
+    r = client.get("/v1/ladder/queue", headers=auth(player["token"]))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def pair(client, a: dict[str, Any], b: dict[str, Any], **options: Any) -> dict[str, Any]:
+    """Queue ``a`` then ``b`` with the same options; the session they were paired into, with
+    ``tokens`` by colour."""
+    assert queue(client, a, **options).json()["status"] == "waiting"
+    r = queue(client, b, **options)
+    assert r.status_code == 201, r.text
+    game = r.json()["game"]
+    assert r.json()["status"] == "playing" and game is not None
+    session = client.get(f"/v1/sessions/{game['session']}").json()
+    by_id = {a["id"]: a["token"], b["id"]: b["token"]}
+    session["tokens"] = {c: by_id[session["seats"][c]["player"]] for c in ("black", "white")}
+    return session
+
+
+def play_moves(client, session: dict[str, Any], n: int, seed: int = 0) -> dict[str, Any]:
+    """Play ``n`` random legal moves (no passes) with the players' own tokens."""
+    rng = random.Random(seed)
+    s = session
+    for _ in range(n):
+        seat = s["position"]["to_play"]
+        mv = rng.choice([m for m in s["position"]["legal_moves"] if m != "pass"])
+        r = client.post(f"/v1/sessions/{s['id']}/moves", json={"move": mv, "version": s["version"]},
+                        headers=auth(session["tokens"][seat]))
+        assert r.status_code == 200, r.text
+        s = {**r.json(), "tokens": session["tokens"]}
+    return s
+
+
+def act(client, session: dict[str, Any], what: str, colour: str, **body: Any):
+    """POST a session action (resign, draw/offer...) as ``colour``'s player."""
+    body.setdefault("version", session["version"])
+    return client.post(f"/v1/sessions/{session['id']}/{what}", json=body,
+                       headers=auth(session["tokens"][colour]))
