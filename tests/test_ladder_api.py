@@ -142,10 +142,11 @@ def test_only_players_asking_for_the_same_options_are_paired(client):
     assert r.json()["status"] == "playing" and r.json()["game"]["opponent"] == lin["id"]
 
 
-def test_never_two_or_more_ranks_apart(client):
+def test_never_two_or_more_ranks_apart(client, clock):
     lin, wu = register(client, "Lin"), register(client, "Wu")
     grant(client, wu, 2)  # 16K against 18K
     assert queue(client, lin, **SMALL).json()["status"] == "waiting"
+    clock.advance(1)
     assert queue(client, wu, **SMALL).json()["status"] == "waiting"
     zhao = register(client, "Zhao")
     grant(client, zhao, 1)  # 17K: one rank from each; Lin has waited longer, so Lin chooses

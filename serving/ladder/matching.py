@@ -58,6 +58,10 @@ class Matcher:
         self.interval = interval
         self.rng = rng or random.Random()
         self._pass_lock = threading.Lock()  # one pass at a time in this process: exact order
+        self._demand = threading.Condition()  # guards the pass counters below
+        self._running = False  # a human pairing pass is under way
+        self._again = False  # someone joined during it: pass once more
+        self._started = self._done = 0  # passes started and finished
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -109,14 +113,40 @@ class Matcher:
 
     # ------------------------------------------------------------------ pairing
     def pair_humans(self) -> list[str]:
-        """One pass over the queue; the sessions made."""
-        with self._pass_lock:
-            waiting = self._waiting()
-            made = []
-            for a, b in rules.pair_all(list(waiting.values())):
-                sid = self._pair(a.player, b.player)
-                if sid is not None:
-                    made.append(sid)
+        """Pass over the queue until nothing new came in meanwhile; the sessions made.
+
+        A caller that finds a pass running asks it for one more and waits for that one, so
+        its answer shows its pairing, and a crowd joining at once costs a few passes, not
+        one each."""
+        with self._demand:
+            if self._running:
+                self._again = True
+                wanted = self._started + 1
+                self._demand.wait_for(lambda: self._done >= wanted)
+                return []
+            self._running = True
+        made: list[str] = []
+        try:
+            while True:
+                with self._demand:
+                    self._started += 1
+                    self._again = False
+                with self._pass_lock:
+                    waiting = self._waiting()
+                    for a, b in rules.pair_all(list(waiting.values())):
+                        sid = self._pair(a.player, b.player)
+                        if sid is not None:
+                            made.append(sid)
+                with self._demand:
+                    self._done = self._started
+                    self._demand.notify_all()
+                    if not self._again:
+                        break
+        finally:
+            with self._demand:
+                self._running = False
+                self._done = self._started  # a failed pass releases its waiters too
+                self._demand.notify_all()
         self._start(made)
         return made
 
