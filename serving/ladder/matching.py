@@ -30,6 +30,7 @@ from serving.ladder.games import create_game, seat
 from serving.ladder.options import GameOptions
 from serving.ladder.store import PlayerRow, QueueRow, active_games, lock_players
 from serving.levels import LevelRegistry
+from serving.periodic import Periodic
 from serving.sessions.manager import SessionManager
 
 log = logging.getLogger("qizero.serving")
@@ -62,8 +63,7 @@ class Matcher:
         self._running = False  # a human pairing pass is under way
         self._again = False  # someone joined during it: pass once more
         self._started = self._done = 0  # passes started and finished
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread: Periodic | None = None
 
     # ------------------------------------------------------------------ the queue
     def join(self, player_id: str, options: GameOptions) -> None:
@@ -230,18 +230,13 @@ class Matcher:
 
     # ------------------------------------------------------------------ the thread
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="qizero-ladder", daemon=True)
+        self._thread = Periodic("qizero-ladder", self.interval, self._tick)
         self._thread.start()
 
     def close(self) -> None:
-        self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=5)
+            self._thread.close()
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                self.pair_humans()
-                self.fill_with_ai()
-            except Exception:  # noqa: BLE001  keep matching through a passing database error
-                log.exception("ladder matching pass failed")
+    def _tick(self) -> None:
+        self.pair_humans()
+        self.fill_with_ai()

@@ -114,22 +114,9 @@ class SessionManager:
         return session_view(ctx, self.ai_seats.thinking(sid), self.ai_seats.errors.get(sid))
 
     # ================================================================ operations
-    def create(
-        self,
-        game_id: str,
-        config: dict[str, Any],
-        seats: dict[str, dict[str, Any]],
-        turn_seconds: float | None | str = "default",
-        confirm_turns: bool | None = None,
-        match_games: int = 1,
-        clock: dict[str, Any] | None | str = "default",
-    ) -> tuple[Ctx, str, dict[str, str]]:
-        """A new session. ``turn_seconds`` and ``clock`` (main time + byo-yomi:
-        ``{"main_time", "periods", "period_seconds"}``, missing fields from the game's
-        default) are the two kinds of timer; ``"default"`` takes the game's, None none."""
-        data, owner, seat_tokens = self.prepare(
-            game_id, config, seats, turn_seconds, confirm_turns, match_games, clock
-        )
+    def create(self, *args: Any, **kwargs: Any) -> tuple[Ctx, str, dict[str, str]]:
+        """A new session, stored; it takes what :meth:`prepare` takes."""
+        data, owner, seat_tokens = self.prepare(*args, **kwargs)
         self.repo.insert(data)
         return self.started(data.id), owner, seat_tokens
 
@@ -144,7 +131,10 @@ class SessionManager:
         clock: dict[str, Any] | None | str = "default",
     ) -> tuple[SessionData, str, dict[str, str]]:
         """A new session's data, validated, with its owner and seat tokens, not yet stored
-        (:meth:`create` stores it; the ladder stores it in its pairing's transaction)."""
+        (:meth:`create` stores it; the ladder stores it in its pairing's transaction).
+        ``turn_seconds`` and ``clock`` (main time + byo-yomi: ``{"main_time", "periods",
+        "period_seconds"}``, missing fields from the game's default) are the two kinds of
+        timer; ``"default"`` takes the game's, None none."""
         game = build_game(game_id, config)
         adapter = get_adapter(game_id)
         names = game.spec.player_names

@@ -10,18 +10,15 @@ restart, on the next request, by the poller) land exactly where they would have.
 
 from __future__ import annotations
 
-import logging
-import threading
 from collections.abc import Callable
 
 from envs.core import IllegalMove
 from serving.clocks import time_control
 from serving.db import SessionStore
+from serving.periodic import Periodic
 from serving.sessions.context import Ctx
 from serving.sessions.machine import push
 from serving.sessions.results import finish
-
-log = logging.getLogger("qizero.serving")
 
 MAX_TIMEOUTS_PER_CALL = 1000
 
@@ -65,32 +62,17 @@ def expire(ctx: Ctx) -> bool:
     return changed
 
 
-class TimerPoller:
+class TimerPoller(Periodic):
     """A thread that, every ``interval`` seconds, refreshes each session whose clock runs, so
     a time-out lands even when nobody asks for the session."""
 
     def __init__(
         self, store: SessionStore, refresh: Callable[[str], None], interval: float
     ) -> None:
+        super().__init__("qizero-timers", interval, self._poll)
         self.store = store
         self.refresh = refresh
-        self.interval = interval
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._poll, name="qizero-timers", daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
 
     def _poll(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                for sid in self.store.active_ids(timed_only=True):
-                    self.refresh(sid)
-            except Exception:  # noqa: BLE001  keep polling through a passing database error
-                log.exception("timer poll failed")
+        for sid in self.store.active_ids(timed_only=True):
+            self.refresh(sid)

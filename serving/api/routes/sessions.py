@@ -3,7 +3,7 @@ phase."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, status
 
@@ -154,13 +154,21 @@ def offer_draw(session_id: str, body: VersionBase, token: TokenDep, manager: Man
     return manager.view(manager.offer_draw(session_id, token, body.version))
 
 
-@router.post("/{session_id}/draw/accept", response_model=SessionPublic, responses=_WRITE,
-             summary="accept the opponent's draw offer: the game ends drawn (reason agreement)")
-def accept_draw(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
-    return manager.view(manager.answer_draw(session_id, token, True, body.version))
-
-
-@router.post("/{session_id}/draw/decline", response_model=SessionPublic, responses=_WRITE,
-             summary="decline the opponent's draw offer: play goes on")
-def decline_draw(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
-    return manager.view(manager.answer_draw(session_id, token, False, body.version))
+@router.post(
+    "/{session_id}/draw/{answer}",
+    response_model=SessionPublic,
+    responses={**_WRITE, 409: {"description": "no offer stands, it is your own, stale version"}},
+    summary="answer the opponent's draw offer: accept (the game ends drawn) or decline",
+    description="`accept`: the game ends drawn (result reason `agreement`, event `draw`). "
+    "`decline`: play goes on; the offer stays shown as declined until the next move.",
+)
+def answer_draw(
+    session_id: str,
+    answer: Literal["accept", "decline"],
+    body: VersionBase,
+    token: TokenDep,
+    manager: ManagerDep,
+) -> Any:
+    return manager.view(
+        manager.answer_draw(session_id, token, answer == "accept", body.version)
+    )
