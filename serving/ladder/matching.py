@@ -23,7 +23,7 @@ from sqlalchemy import select
 
 from serving.clocks import Clock
 from serving.db import SessionStore
-from serving.errors import Conflict
+from serving.errors import Conflict, ServiceError
 from serving.ladder import rules
 from serving.ladder.ai_players import AILevel, game_config
 from serving.ladder.games import create_game, seat
@@ -134,7 +134,7 @@ class Matcher:
                 with self._pass_lock:
                     waiting = self._waiting()
                     for a, b in rules.pair_all(list(waiting.values())):
-                        sid = self._pair(a.player, b.player)
+                        sid = self._guarded(self._pair, a.player, b.player)
                         if sid is not None:
                             made.append(sid)
                 with self._demand:
@@ -157,7 +157,7 @@ class Matcher:
             made = []
             for w in self._waiting().values():
                 if now - w.since >= self.ai_wait:
-                    sid = self._pair_ai(w.player)
+                    sid = self._guarded(self._pair_ai, w.player)
                     if sid is not None:
                         made.append(sid)
         self._start(made)
@@ -220,6 +220,16 @@ class Matcher:
             even = GameOptions(options.board, options.rules, options.clock, handicap=False)
             seating = seat(s, me, ais[pick.player], even, self.rng)
             return create_game(s, self.sessions, seating, options, playable[pick.player])
+
+    @staticmethod
+    def _guarded(make: Callable[..., str | None], *players: str) -> str | None:
+        """One pairing; a service error (an AI level whose network will not load) is logged
+        and skips it, so the rest of the queue is still paired."""
+        try:
+            return make(*players)
+        except ServiceError as exc:
+            log.warning("ladder: no game for %s: %s", players, exc.message)
+            return None
 
     def _start(self, session_ids: list[str]) -> None:
         for sid in session_ids:
