@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                   "refit a run's network to predict random playouts' mean result"),
     "check": ("training.commands.check", "check a Jiugong level against the exact solver"),
     "gtp": ("training.commands.gtp", "serve a player over GTP (Go Text Protocol) on stdin/stdout"),
+    "export": ("training.commands.export", "export AI levels' networks to ONNX"),
 }
 
 

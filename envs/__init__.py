@@ -5,6 +5,8 @@
 imported lazily, the first time one is made.
 """
 
+from typing import Any
+
 from envs.core import (
     ConfigError,
     Game,
@@ -30,6 +32,24 @@ from envs.gym_env import register_gym_envs  # noqa: E402  (after the registry is
 
 register_gym_envs()
 
+
+def pettingzoo_env(game_id: str, **kwargs: Any) -> Any:
+    """A game as a PettingZoo AEC env (``envs.pettingzoo_aec.GameAECEnv``, wrapped in
+    PettingZoo's order checks). ``kwargs``: the game's options, plus ``illegal_action`` and
+    ``render_mode``. Needs the ``pettingzoo`` extra, imported only here."""
+    from envs.pettingzoo_aec import make_env
+
+    return make_env(game_id, **kwargs)
+
+
+def openspiel_game(game_id: str, **options: Any) -> Any:
+    """A game as an OpenSpiel Python game (``pyspiel.load_game("qizero_<id>")``, registered by
+    ``envs.openspiel_games``). Needs the ``openspiel`` extra, imported only here."""
+    from envs.openspiel_games import load
+
+    return load(game_id, **options)
+
+
 __all__ = [
     "ConfigError",
     "Game",
@@ -42,6 +62,8 @@ __all__ = [
     "game_class",
     "game_ids",
     "make_game",
+    "openspiel_game",
     "options_key",
+    "pettingzoo_env",
     "register_game",
 ]

@@ -42,12 +42,14 @@ __all__ = [
     "GameSpec",
     "IllegalMove",
     "InvalidState",
+    "MissingDependency",
     "QizeroError",
     "game_class",
     "game_ids",
     "game_module",
     "make_game",
     "register_game",
+    "require",
 ]
 
 
@@ -74,6 +76,21 @@ class InvalidState(QizeroError):
 
 class ConfigError(QizeroError):
     """An unknown game id, an unknown config option, or a config value of the wrong kind."""
+
+
+class MissingDependency(QizeroError):
+    """An optional package that a feature needs (one of pyproject.toml's extras) is missing."""
+
+
+def require(module: str, extra: str) -> ModuleType:
+    """Import an optional package (PettingZoo, OpenSpiel, ONNX...) when a feature first needs it,
+    or say which extra installs it: ``import envs`` stays free of them."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependency(
+            f"{module} is not installed ({exc}); install it with: pip install 'qizero[{extra}]'"
+        ) from None
 
 
 @dataclass(frozen=True)

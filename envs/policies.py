@@ -24,6 +24,18 @@ def random_policy(game: Game, state: Any, rng: np.random.Generator) -> int:
     return int(rng.choice(game.legal_actions(state)))
 
 
+def random_positions(game: Game, n: int, rng: np.random.Generator) -> list[Any]:
+    """``n`` distinct-by-draw non-terminal states of uniformly random games, drawn from whole
+    games so that openings, middle games and endgames all appear (parity checks, benchmarks)."""
+    pool: list[Any] = []
+    while len(pool) < 3 * n:
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            pool.append(state)
+            state = game.apply(state, random_policy(game, state, rng))
+    return [pool[i] for i in rng.choice(len(pool), n, replace=False)]
+
+
 def named_policy(game: Game, name: str) -> Policy:
     """``random``, ``greedy`` (the game package's ``greedy_policy``) or ``solver`` (Jiugong)."""
     if name == "random":

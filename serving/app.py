@@ -9,6 +9,7 @@ catch-all mount, so every API path answers exactly as it would without it.
 
 from __future__ import annotations
 
+import mimetypes
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -41,6 +42,12 @@ def mount_web_client(app: FastAPI) -> None:
     server instead. Here ``/`` and each top-level file get a GET route and each folder a
     mount of its own prefix; every other path behaves exactly as before.
     """
+
+    # The offline mode's files (serving/static/offline): the browser compiles WebAssembly
+    # only from application/wasm; a model is bytes, not the text/plain of an unknown suffix.
+    for suffix, media_type in ((".wasm", "application/wasm"), (".mjs", "text/javascript"),
+                               (".onnx", "application/octet-stream")):
+        mimetypes.add_type(media_type, suffix)
 
     def serve(path: Path) -> Callable[[], FileResponse]:
         return lambda: FileResponse(path)

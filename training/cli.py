@@ -1,7 +1,8 @@
-"""``qizero train | arena | levels | check``: the training stack's subcommands.
+"""``qizero train | arena | levels | check | curve | value-fit | export``: the training stack's
+subcommands.
 
 Each subcommand is a thin parser over the modules that do the work (``learner``, ``arena``,
-``levels``, ``jiugong_check``); ``qizero_cli.py`` maps the names to the four
+``levels``, ``jiugong_check``, ``onnx_export``...); ``qizero_cli.py`` maps the names to the
 ``add_*_arguments`` / ``run_*`` pairs below through small adapter modules.
 """
 
@@ -344,4 +345,48 @@ def run_value_fit_command(args: argparse.Namespace) -> int:
         raise ConfigError("--out must be a new directory: the refit network is a new run")
     run_value_fit(cfg, Path(args.config).read_text(), run / "checkpoints" / f"ckpt_{it:06d}.pt",
                   out, args.workers)
+    return 0
+
+
+# ---------------------------------------------------------------------------- export
+def add_export_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", help="game id, e.g. fangqi")
+    p.add_argument("level", nargs="?", help="level id or label (e.g. 5 or master); or --all")
+    p.add_argument("--onnx", metavar="PATH", help="write the level's network here (.onnx)")
+    p.add_argument(
+        "--all", action="store_true",
+        help="export every level of the ladder into --out-dir, with a <game>.json index",
+    )
+    p.add_argument("--out-dir", metavar="DIR", help="output folder of --all")
+    p.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="game option (repeatable) naming the ladder, e.g. --option rules=area "
+        "--option max_moves=400 for the Stereo Go levels",
+    )
+    p.add_argument(
+        "--levels-dir", help="directory holding <game>/levels.json (default checkpoints)"
+    )
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from training.onnx_export import export_level, export_levels, read_metadata
+
+    options = parse_options(args.option)
+    root = Path(args.levels_dir) if args.levels_dir else None
+    if args.all:
+        if args.level or args.onnx or not args.out_dir:
+            raise ConfigError("--all takes no level and no --onnx: give --out-dir DIR")
+        paths = export_levels(args.game, Path(args.out_dir), options, levels_root=root)
+    else:
+        if not args.level or not args.onnx or args.out_dir:
+            raise ConfigError("give a level and --onnx PATH (or --all --out-dir DIR)")
+        paths = [export_level(args.game, args.level, Path(args.onnx), options, levels_root=root)]
+    for path in paths:
+        meta = read_metadata(path)
+        search = meta["search"]
+        print(
+            f"{path}: level {meta['level']['id']} ({meta['level']['label']}), "
+            f"{search['algorithm']} {search['simulations']} simulations, "
+            f"temperature {search['temperature']:g}, {path.stat().st_size / 1024:.0f} KiB"
+        )
     return 0

@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 
 # torch.jit.trace is not thread-safe: two traces at once (the service warms its levels up in
 # one thread while requests trace in others) mangle each other's graphs and fail the check.
-_TRACING = threading.Lock()
+# The ONNX export (training.onnx_export) traces through torch.export and holds it too.
+TRACE_LOCK = threading.Lock()
 
 
 class Evaluator(Protocol):
@@ -227,9 +228,7 @@ class NetworkEvaluator:
             obs = obs.to(self.device)
             mask = torch.from_numpy(np.ascontiguousarray(masks, dtype=bool))
             logits, value = self._network(obs)(obs)
-            logits = logits.cpu().masked_fill(~mask, float("-inf"))
-            priors = torch.softmax(logits, dim=1)
-            priors = torch.nan_to_num(priors, nan=0.0)  # rows with no legal action
+            priors = masked_softmax(logits.cpu(), mask)
         return priors.numpy().astype(np.float32), value.cpu().numpy().reshape(-1)
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -240,6 +239,16 @@ class NetworkEvaluator:
             else np.zeros(shape, dtype=np.float32)
         )
         return self.infer(obs, _masks(game, states))
+
+
+def masked_softmax(logits: Any, mask: Any) -> Any:
+    """Priors from policy logits: the softmax over the legal actions (``mask`` True), zero on
+    the others and on a row with no legal action. Torch tensors; the ONNX export
+    (:mod:`training.onnx_export`) puts the same function inside the exported graph."""
+    import torch
+
+    priors = torch.softmax(logits.masked_fill(~mask, float("-inf")), dim=1)
+    return torch.nan_to_num(priors, nan=0.0)  # rows with no legal action
 
 
 def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Callable[..., Any]:
@@ -256,7 +265,7 @@ def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Ca
     with torch.inference_mode():
         check = torch.cat([example, example[:1] * 0.5], dim=0)
         try:
-            with _TRACING, warnings.catch_warnings():
+            with TRACE_LOCK, warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 frozen = torch.jit.freeze(torch.jit.trace(model, example).eval())
             got, want = frozen(check), model(check)

@@ -172,24 +172,39 @@ def levels_folder(game: Game, root: str | Path | None = None) -> Path:
 def read_levels(game: Game, root: str | Path | None = None) -> dict[str, Any]:
     path = levels_folder(game, root) / "levels.json"
     if not path.is_file():
+        # Say which options do have levels (Stereo Go's are trained for area rules only).
+        folder = Path(root or CHECKPOINT_ROOT) / game.spec.id
+        # A folder is named by options_key: name-value pairs joined by "+".
+        trained = sorted(
+            " ".join("=".join(kv.split("-", 1)) for kv in q.parent.name.split("+"))
+            for q in folder.glob("*/levels.json")
+        )
+        if (folder / "levels.json").is_file():
+            trained.insert(0, "the default options")
+        where = f"; levels exist for: {'; '.join(trained)}" if trained else ""
         raise ConfigError(
             f"no levels for {game.spec.id} with these options: {path} does not exist "
-            "(run qizero levels)"
+            f"(run qizero levels){where}"
         )
     return json.loads(path.read_text())
+
+
+def find_level(game: Game, which: str, root: str | Path | None = None) -> dict[str, Any]:
+    """The entry of a shipped level in the game's levels.json, by id (``3``) or label."""
+    data = read_levels(game, root)
+    for lv in data["levels"]:
+        if str(lv["id"]) == which or lv["label"] == which:
+            return lv
+    known = ", ".join(f"{lv['id']} ({lv['label']})" for lv in data["levels"])
+    raise ConfigError(f"no level {which!r} for {game.spec.id}; known levels: {known}")
 
 
 def level_player(game: Game, which: str, root: str | Path | None = None) -> SearchPlayer:
     """A shipped level, by id (``3``) or label, from the game's levels.json
     (:func:`levels_folder`)."""
-    data = read_levels(game, root)
-    for lv in data["levels"]:
-        if str(lv["id"]) == which or lv["label"] == which:
-            cfg = SearchConfig.model_validate(lv["search"])
-            path = levels_folder(game, root) / lv["checkpoint"]
-            return network_player(path, cfg, f"level-{lv['id']}")
-    known = ", ".join(f"{lv['id']} ({lv['label']})" for lv in data["levels"])
-    raise ConfigError(f"no level {which!r} for {game.spec.id}; known levels: {known}")
+    lv = find_level(game, which, root)
+    cfg = SearchConfig.model_validate(lv["search"])
+    return network_player(levels_folder(game, root) / lv["checkpoint"], cfg, f"level-{lv['id']}")
 
 
 def _setting(text: str) -> tuple[str, Any]:

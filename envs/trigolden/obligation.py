@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from envs.trigolden.geometry import EPS, Board, Candidate, Placed
+from envs.trigolden.geometry import EPS, Board, Candidate, Placed, near
 from envs.trigolden.rules import STANDARD, Rules, TurnOptions
 
 #: Witness turns kept per position (bits of a uint64): two pieces can spoil only the
@@ -144,6 +144,15 @@ class Obligation:
                 surv[i] &= ~np.uint64(bits[k])
         return surv
 
+    def spared(self, turn: Sequence[Candidate]) -> bool:
+        """Test 1 for one turn: whether a witness stays legal after all of its pieces (what
+        :meth:`survivors` tells for every placement at once)."""
+        for witness in self.witnesses:
+            if all(not near(p.proj, w.proj) or Rules.compatible(p, w)
+                   for p in turn for w in witness):
+                return True
+        return False
+
     def answers_on(self, piece: Candidate) -> list[tuple[Candidate, ...]]:
         """An opponent's turn on ``piece`` (a placement of the mover) once it is on ``board``,
         or none: placements on its free edges, legal on ``board`` (rules 2-4) and compatible
@@ -222,8 +231,6 @@ def _restrict(base: TurnOptions, keep: dict[int, Candidate]) -> TurnOptions:
     """The options that keep the obligation, or all of them when none does."""
     if not keep:
         return dataclasses.replace(base, unavoidable=True)
-    if len(keep) == len(base.legal):
-        return base
     refused = frozenset(base.legal) - frozenset(keep)
     return TurnOptions(keep, True, base.free_pairs, refused)
 
@@ -232,10 +239,20 @@ def turn_options(rules: Rules, board: Board, mover: int,
                  hands: tuple[tuple[int, ...], tuple[int, ...]], first: Placed | None,
                  first_contact: bool, free_pairs: bool) -> TurnOptions:
     """The mask of the player to move: :meth:`Rules.turn_options` with, in the standard
-    variant, the turns that break the obligation taken out (unless every turn does)."""
-    hand = hands[mover]
-    base = rules.turn_options(board, mover, hand, first, first_contact, free_pairs)
-    opponent_hand = hands[1 - mover]
+    variant, the turns that break the obligation taken out (unless every turn does).
+
+    The options a state keeps carry no pairs table: states live by the thousand in a search
+    tree, and the table's arrays are quadratic in the placements.
+    """
+    base = rules.turn_options(board, mover, hands[mover], first, first_contact, free_pairs)
+    options = _obliged(rules, board, mover, hands, first, base)
+    return dataclasses.replace(options, table=None) if options.table is not None else options
+
+
+def _obliged(rules: Rules, board: Board, mover: int,
+             hands: tuple[tuple[int, ...], tuple[int, ...]], first: Placed | None,
+             base: TurnOptions) -> TurnOptions:
+    hand, opponent_hand = hands[mover], hands[1 - mover]
     if rules.variant != STANDARD or not base.legal or sum(opponent_hand) == 0:
         return base
     judge = Obligation(rules, board, mover, opponent_hand)

@@ -85,16 +85,11 @@ class Judge:
         self.oblige = sum(hands[1 - player]) > 0
         self._judge = Obligation(rules, board, player, hands[1 - player])
         self._cands = cands
-        self._surv: np.ndarray | None = None
 
     def quick(self, turn: tuple[int, ...]) -> bool:
         """Whether the turn (indices into the candidates) surely keeps the obligation."""
-        if self._surv is None:
-            self._surv = self._judge.survivors(self._cands)
-        common = np.uint64(~np.uint64(0))
-        for k in turn:
-            common &= self._surv[k]
-        return bool(common) or self._judge.answered([self._cands[k] for k in turn])
+        pieces = [self._cands[k] for k in turn]
+        return self._judge.spared(pieces) or self._judge.answered(pieces)
 
     def keeps(self, turn: tuple[int, ...]) -> bool:
         """Whether the turn keeps the obligation."""

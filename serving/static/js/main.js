@@ -3,6 +3,7 @@
 import { ApiError } from './api.js';
 import { clearError, installErrorBar, showError } from './errors.js';
 import { openGame } from './game.js';
+import { forgetOffline, OfflineSession, readOffline } from './offline/session.js';
 import { Session } from './session.js';
 import { renderStart } from './start.js';
 import { forget, readSaved, save } from './store.js';
@@ -16,6 +17,7 @@ function leaveGame() {
   if (stopGame) stopGame();
   stopGame = null;
   forget();
+  forgetOffline();
   showStart();
 }
 
@@ -25,8 +27,12 @@ async function showStart() {
   loading.hidden = true;
   try {
     await renderStart(startEl, (created) => {
+      forgetOffline();
       save(created.session.id, created.owner_token);
       showGame(created.session.id, created.owner_token);
+    }, ({ game, seats, manifest }) => {
+      forget();
+      showOffline({ game, seats, events: [] }, manifest).catch(showError);
     });
   } catch (err) {
     showError(err);
@@ -56,13 +62,33 @@ async function showGame(id, token) {
   document.body.dataset.game = session.view.game;
 }
 
+/** Open an in-browser game (js/offline): the same game screen over an OfflineSession. */
+async function showOffline(saved, manifest = null) {
+  clearError();
+  loading.hidden = false;
+  const session = await OfflineSession.open(saved, manifest);
+  if (stopGame) stopGame();
+  startEl.hidden = true;
+  loading.hidden = true;
+  gameEl.hidden = false;
+  const stop = openGame(gameEl, session, leaveGame);
+  stopGame = () => { stop(); session.stop(); };
+  document.body.dataset.game = session.view.game;
+}
+
 installErrorBar();
 document.getElementById('home-link').addEventListener('click', (ev) => {
   ev.preventDefault();
   leaveGame();
 });
 const saved = readSaved();
-(saved ? showGame(saved.id, saved.token) : showStart()).catch((err) => {
+const offline = saved ? null : readOffline();
+const resumeOffline = () => showOffline(offline).catch((err) => {
+  showError(err);
+  return showStart();
+});
+const opening = offline ? resumeOffline() : saved ? showGame(saved.id, saved.token) : showStart();
+opening.catch((err) => {
   loading.hidden = true;
   showError(err);
 });

@@ -4,6 +4,7 @@
 import { api, getJSON } from './api.js';
 import { h } from './dom.js';
 import { clearError, showError } from './errors.js';
+import { offlineLevels } from './offline/engine.js';
 
 /** An input for one catalogue option: a list of choices, a number, a switch or text. */
 function optionInput(opt) {
@@ -71,7 +72,7 @@ function seatInput(seat, levels) {
   const options = [h('option', { value: 'human' }, 'Human')];
   for (const lv of levels.levels) {
     const elo = lv.elo !== null && lv.elo !== undefined ? ` (Elo ${Math.round(lv.elo)})` : '';
-    options.push(h('option', { value: `ai:${lv.id}` }, `AI: ${lv.label}${elo}`));
+    options.push(h('option', { value: `ai:${lv.id}` }, `${levels.prefix || 'AI'}: ${lv.label}${elo}`));
   }
   return h('label', { class: 'field' },
     h('span', { class: 'field-name' }, seat),
@@ -131,14 +132,34 @@ function levelsFor(game, config) {
   return getJSON(`/v1/games/${game.id}/levels${query}`);
 }
 
-/** The body of POST /v1/sessions from the form. */
-function sessionBody(game, form) {
-  const config = chosenConfig(game, form);
+/** The seats chosen in the form: {seat: {type: 'human'} or {type: 'ai', level}}. */
+function chosenSeats(game, form) {
   const seats = {};
   for (const seat of game.players) {
     const v = form.querySelector(`[name="seat-${seat}"]`).value;
     seats[seat] = v === 'human' ? { type: 'human' } : { type: 'ai', level: v.slice(3) };
   }
+  return seats;
+}
+
+/** Where the game is played: on the server (a session), or in this browser alone (the
+ * offline mode: rules, search and networks in the page). Shown for the games the page can
+ * play by itself; ``onChange(inBrowser)``. */
+function whereInput(onChange) {
+  const radio = (value, label, help) => h('label', { class: 'where-choice' },
+    h('input', { type: 'radio', name: 'where', value, checked: value === 'server',
+      onchange: () => onChange(value === 'browser') }),
+    h('span', {}, label), h('small', { class: 'help' }, help));
+  return h('fieldset', { class: 'where' }, h('legend', {}, 'Where the game is played'),
+    radio('server', 'on the server', 'a session: resumable from any screen, timers, AI on the server'),
+    radio('browser', 'in this browser (offline)',
+      'the AI levels run in this page: no server needed once the game has started'));
+}
+
+/** The body of POST /v1/sessions from the form. */
+function sessionBody(game, form) {
+  const config = chosenConfig(game, form);
+  const seats = chosenSeats(game, form);
   const body = { game: game.id, config, seats };
   const timer = form.querySelector('[name="turn_seconds"]');
   if (timer) body.turn_seconds = timer.value === '' ? null : Number(timer.value);
@@ -156,18 +177,22 @@ function sessionBody(game, form) {
   return body;
 }
 
-/** Render the start screen into ``root``; ``onCreated(created)`` gets the API's answer. */
-export async function renderStart(root, onCreated) {
+/** Render the start screen into ``root``; ``onCreated(created)`` gets the API's answer,
+ * ``onOffline({game, seats, manifest})`` an in-browser game to open. */
+export async function renderStart(root, onCreated, onOffline) {
   const games = await getJSON('/v1/games');
   const details = h('div', { class: 'game-details' });
   const form = h('form', { id: 'start-form', class: 'card' });
   const picker = h('div', { class: 'game-picker', role: 'radiogroup' });
   let current = null;
+  let inBrowser = null; // the in-browser levels while the offline mode is chosen
 
   async function choose(game) {
     current = game;
+    inBrowser = null;
     for (const b of picker.children) b.classList.toggle('chosen', b.dataset.game === game.id);
-    const levels = await getJSON(`/v1/games/${game.id}/levels`);
+    const [levels, offline] = await Promise.all([
+      getJSON(`/v1/games/${game.id}/levels`), offlineLevels(game.id).catch(() => null)]);
     if (current !== game) return; // another game was chosen meanwhile
     const seatsBox = h('fieldset', { class: 'seats' }, h('legend', {}, 'Players'),
       game.players.map((seat) => seatInput(seat, levels)));
@@ -191,8 +216,14 @@ export async function renderStart(root, onCreated) {
       seatsBox.replaceChildren(h('legend', {}, 'Players'),
         ...game.players.map((seat) => seatInput(seat, chosen)));
     });
-    details.replaceChildren(...[optionsBox, seatsBox,
-      h('fieldset', {}, h('legend', {}, 'Session'), sessionInputs(game))].filter(Boolean));
+    const sessionBox = h('fieldset', {}, h('legend', {}, 'Session'), sessionInputs(game));
+    const whereBox = offline && whereInput((browser) => {
+      inBrowser = browser ? { ...offline, prefix: 'AI in this browser' } : null;
+      seatsBox.replaceChildren(h('legend', {}, 'Players'),
+        ...game.players.map((seat) => seatInput(seat, inBrowser || levels)));
+      sessionBox.hidden = browser; // no timer, no confirmation: the page plays alone
+    });
+    details.replaceChildren(...[optionsBox, whereBox, seatsBox, sessionBox].filter(Boolean));
   }
 
   for (const game of games) {
@@ -213,6 +244,10 @@ export async function renderStart(root, onCreated) {
     ev.preventDefault();
     if (!current) return;
     clearError();
+    if (inBrowser) {
+      onOffline({ game: current, seats: chosenSeats(current, form), manifest: inBrowser });
+      return;
+    }
     try {
       const created = await api('POST', '/v1/sessions', sessionBody(current, form));
       onCreated(created);

@@ -1,0 +1,139 @@
+"""The web client's offline mode: what the page downloads, and each level's move time in it.
+
+    python bench/web_offline.py [--positions 20] [--every 3] [--seed 0]
+
+Prints two tables. The bundle: the offline mode's own JavaScript, the vendored onnxruntime-web
+files and each game's exported models, in KB as served (uncompressed). The move times: for
+every in-browser level of Jiugong and Fang Qi, milliseconds from the page asking the worker
+for a move to the answer (the search with its network calls; the first move of each level is
+played once untimed), in headless Chromium on this machine, one thread. The positions come
+from one seeded uniformly random game per game, every ``--every`` plies, so two runs time the
+same searches. The page is served by a plain static file server (the offline mode needs
+nothing else), Chromium at /usr/bin/chromium through Playwright. Prints figures, asserts
+nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import statistics
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from envs import make_game  # noqa: E402
+
+STATIC = ROOT / "serving" / "static"
+GAMES = ("jiugong", "fangqi")
+
+
+def kb(paths: list[Path]) -> float:
+    return sum(p.stat().st_size for p in paths) / 1024
+
+
+def bundle_table() -> None:
+    rows = [
+        ("offline JavaScript (js/offline/*.js)", sorted((STATIC / "js" / "offline").glob("*.js"))),
+        ("onnxruntime-web (offline/ort)", sorted((STATIC / "offline" / "ort").glob("ort*"))),
+    ]
+    rows += [(f"{g} models (offline/models/{g})", sorted((STATIC / "offline" / "models" / g)
+                                                        .iterdir())) for g in GAMES]
+    print(f"{'part':<44} {'files':>5} {'KB':>10}")
+    for name, paths in rows:
+        print(f"{name:<44} {len(paths):>5} {kb(paths):>10,.0f}")
+    everything = [p for _, paths in rows for p in paths]
+    print(f"{'total':<44} {len(everything):>5} {kb(everything):>10,.0f}")
+    for g in GAMES:  # what one game's offline play loads
+        part = [p for name, paths in rows if g in name or "models" not in name for p in paths]
+        print(f"{'  of which a ' + g + ' game loads':<44} {len(part):>5} {kb(part):>10,.0f}")
+
+
+def positions(game_id: str, count: int, every: int, seed: int) -> list[list[str]]:
+    """Move lists of positions from seeded random games, every ``every`` plies."""
+    game = make_game(game_id)
+    rng = np.random.default_rng(seed)
+    out: list[list[str]] = []
+    while len(out) < count:
+        state, moves = game.initial_state(), []
+        while not game.is_terminal(state) and len(out) < count:
+            if len(moves) % every == 0:
+                out.append(list(moves))
+            moves.append(str(rng.choice(game.legal_moves(state))))
+            state = game.play(state, moves[-1])
+    return out
+
+
+TIME_LEVELS = """async ([gameId, prefixes]) => {
+  const { OfflineEngine, offlineLevels } = await import('/js/offline/engine.js');
+  const manifest = await offlineLevels(gameId);
+  const engine = await OfflineEngine.start(manifest);
+  const out = [];
+  for (const lv of manifest.levels) {
+    await engine.choose(lv.id, prefixes[0], 1);  // warm-up: the model's first run
+    const ms = [];
+    for (const [i, moves] of prefixes.entries()) {
+      const t0 = performance.now();
+      await engine.choose(lv.id, moves, i);
+      ms.push(performance.now() - t0);
+    }
+    out.push({ id: lv.id, label: lv.label, search: lv.search, ms });
+  }
+  engine.stop();
+  return out;
+}"""
+
+
+def time_table(args: argparse.Namespace, base: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    print(f"\n{'game':<8} {'level':<14} {'search':<18} {'mean ms':>8} {'median':>8} {'max':>8}")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(base + "/offline/ort/manifest.json")  # any page of the origin
+        for game_id in GAMES:
+            prefixes = positions(game_id, args.positions, args.every, args.seed)
+            for row in page.evaluate(TIME_LEVELS, [game_id, prefixes]):
+                s = row["search"]
+                kind = f"{s['algorithm']} {s['simulations']}" + (
+                    f" T={s['temperature']:g}" if s["temperature"] else "")
+                ms = row["ms"]
+                print(f"{game_id:<8} {row['id'] + ' ' + row['label']:<14} {kind:<18} "
+                      f"{statistics.mean(ms):>8.1f} {statistics.median(ms):>8.1f} "
+                      f"{max(ms):>8.1f}")
+        browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--positions", type=int, default=20)
+    parser.add_argument("--every", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    bundle_table()
+    handler = functools.partial(QuietHandler, directory=str(STATIC))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        time_table(args, f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+    print(json.dumps({"positions": args.positions, "every": args.every, "seed": args.seed}))
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+if __name__ == "__main__":
+    main()

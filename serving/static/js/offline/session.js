@@ -1,0 +1,167 @@
+// An offline game: the page plays it by itself, rules, search and networks included, and the
+// game screen (game.js) draws it exactly as a server session. OfflineSession offers the same
+// view and methods as Session; instead of the API, moves go through the in-page rules
+// (./games.js) and AI seats are searched by ./engine.js's worker. Nothing is sent to the
+// server: the game lives in this page and in localStorage (a reload resumes it, once the page
+// and its levels load again).
+
+import { Session } from '../session.js';
+import { OfflineEngine, offlineLevels } from './engine.js';
+import { GAMES } from './games.js';
+
+const KEY = 'qizero.offline';
+
+/** The saved offline game ({game, seats, events}), or null. */
+export function readOffline() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(KEY) || 'null');
+    return saved && saved.game && GAMES[saved.game.id] ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+export function forgetOffline() {
+  localStorage.removeItem(KEY);
+}
+
+export class OfflineSession extends Session {
+  /** Load the levels of ``saved.game`` into a worker and open the game. ``saved``: the
+   * catalogue entry ``game``, ``seats`` ({seat: {type, level}}) and ``events`` so far;
+   * ``manifest``: the in-browser levels, when the caller has them already. */
+  static async open(saved, manifest = null) {
+    const levels = manifest || await offlineLevels(saved.game.id);
+    if (!levels) throw new Error(`${saved.game.name} has no AI levels that run in this browser`);
+    const session = new OfflineSession(saved, levels, await OfflineEngine.start(levels));
+    session.save();
+    session.think();
+    return session;
+  }
+
+  constructor(saved, manifest, engine) {
+    super('offline', null);
+    this.rules = GAMES[saved.game.id];
+    this.engine = engine;
+    this.game = { ...saved.game, name: `${saved.game.name} — in this browser` };
+    this.saved = saved;
+    this.levels = {
+      levels: manifest.levels.map(({ id, label, elo }) => ({ id, label, elo })),
+      default: null,
+    };
+    this.seatConfig = structuredClone(saved.seats);
+    this.events = [...(saved.events || [])];
+    this.version = 0;
+    this.thinking = false;
+    this.aiError = null;
+    this.refresh();
+  }
+
+  get moves() {
+    return this.events.map((ev) => ev.m);
+  }
+
+  /** The view a server session would give for this game (the fields game.js reads). */
+  refresh() {
+    const rules = this.rules;
+    let state = rules.initialState();
+    for (const m of this.moves) state = rules.apply(state, rules.moveToAction(state, m));
+    this.state = state;
+    const names = rules.playerNames;
+    const result = rules.result(state);
+    this.view = {
+      game: this.saved.game.id,
+      config: {},
+      version: this.version,
+      status: result ? 'over' : 'playing',
+      result: result && {
+        winner: result.winner === null ? null : names[result.winner], reason: 'rules',
+      },
+      seats: this.seatConfig,
+      confirm_turns: false,
+      turn_complete: false,
+      pending: [],
+      events: this.events,
+      moves: this.moves,
+      match: { history: [], results: [], games: 1, current: 1 },
+      position: {
+        state: rules.toJson(state),
+        legal_moves: rules.legalActions(state).map((a) => rules.actionToMove(a)),
+        to_play: result ? null : names[rules.toPlay(state)],
+      },
+      timer: {},
+      ai_thinking: this.thinking,
+      ai_error: this.aiError,
+      scoring: null,
+    };
+    this.fetchedAt = performance.now();
+  }
+
+  changed() {
+    this.version += 1;
+    this.refresh();
+    this.save();
+    this.notify(true);
+  }
+
+  save() {
+    const { game } = this.saved;
+    localStorage.setItem(KEY, JSON.stringify({ game, seats: this.seatConfig, events: this.events }));
+  }
+
+  async load() {}
+
+  async poll() {}
+
+  async write() {
+    throw new Error('an offline game has no server session');
+  }
+
+  async move(move) {
+    const seat = this.toPlay;
+    if (!this.humanToPlay) throw new Error(seat ? `${seat} is played by the AI` : 'the game is over');
+    this.rules.moveToAction(this.state, move); // throws, saying why, on an illegal move
+    this.events.push({ t: 'move', seat, m: move });
+    this.changed();
+    this.think();
+    return this.view;
+  }
+
+  async setSeat(seat, type, level = null) {
+    this.seatConfig[seat] = type === 'ai' ? { type, level: String(level) } : { type: 'human' };
+    this.changed();
+    this.think();
+    return this.view;
+  }
+
+  /** Play the AI seats' moves while an AI seat is to move. One loop at a time; a seat changed
+   * while a level searches throws that search's move away and the loop looks again. */
+  async think() {
+    if (this.thinking) return;
+    this.thinking = true;
+    this.aiError = null;
+    try {
+      for (let seat = this.toPlay; seat && this.isAI(seat); seat = this.toPlay) {
+        const version = this.version;
+        const { level } = this.seatConfig[seat];
+        this.refresh();
+        this.notify(true);
+        const answer = await this.engine.choose(level, this.moves);
+        if (this.version === version) {
+          this.events.push({ t: 'move', seat, m: answer.move, by: 'ai', level, ms: answer.ms });
+          this.changed();
+        }
+      }
+    } catch (err) {
+      this.aiError = err.message;
+    } finally {
+      this.thinking = false;
+      this.refresh();
+      this.notify(true);
+    }
+  }
+
+  stop() {
+    this.engine.stop();
+    this.listeners.clear();
+  }
+}
