@@ -350,6 +350,76 @@ def test_a_handicap_game_gives_the_weaker_black_and_white_passes(client):
     assert s["position"]["to_play"] == "black"  # White's first move was the automatic pass
 
 
+# ---------------------------------------------------------------------------- challenges
+def challenge(client, a, b, **options):
+    return client.post("/v1/ladder/challenges", json={"opponent": b["id"], **options},
+                       headers=auth(a["token"]))
+
+
+def answer(client, player, cid, how="accept"):
+    path = f"/v1/ladder/challenges/{cid}" + ("/accept" if how == "accept" else "")
+    method = client.post if how == "accept" else client.delete
+    return method(path, headers=auth(player["token"]))
+
+
+def test_a_friendly_game_by_challenge_beside_a_rated_one(client, clock):
+    lin, wu, strong = register(client, "Lin"), register(client, "Wu"), register(client, "Dan")
+    grant(client, strong, 18)  # 1D against 18K: a friendly game
+    rated = pair(client, lin, wu, **NINE)
+    r = challenge(client, strong, lin, **NINE)
+    assert r.status_code == 201 and r.json()["status"] == "open"
+    cid = r.json()["id"]
+    listed = client.get("/v1/ladder/challenges", headers=auth(lin["token"])).json()
+    assert [c["id"] for c in listed] == [cid]
+    assert answer(client, strong, cid).status_code == 403  # the challenger does not accept
+    r = answer(client, lin, cid)  # in a rated game already: a friendly one is allowed
+    assert r.status_code == 200 and r.json()["status"] == "accepted"
+    assert answer(client, lin, cid).status_code == 409  # accepted once
+    s = client.get(f"/v1/sessions/{r.json()['session']}").json()
+    assert s["ladder"]["kind"] == "friendly"
+    s["tokens"] = {c: (lin if s["seats"][c]["player"] == lin["id"] else strong)["token"]
+                   for c in ("black", "white")}
+    s = play_moves(client, s, 10)
+    clock.advance(61)
+    r = act(client, s, "resign", "black" if s["seats"]["black"]["player"] == strong["id"]
+            else "white")  # the 1D resigns: no points either way
+    assert r.json()["ladder"]["outcome"]["kind"] == "friendly"
+    after = profile(client, strong)
+    assert after["points"] == 18_000 and after["friendly_games"] == 1 and after["losses"] == 0
+    assert after["games"][0]["result"] == "friendly" and after["games"][0]["kind"] == "friendly"
+    assert profile(client, lin)["playing"][0]["session"] == rated["id"]
+
+
+def test_a_rated_challenge_keeps_one_rated_game_at_a_time(client):
+    lin, wu, li = register(client, "Lin"), register(client, "Wu"), register(client, "Li")
+    pair(client, lin, wu, **NINE)
+    cid = challenge(client, li, lin, **NINE).json()["id"]
+    r = answer(client, lin, cid)
+    assert r.status_code == 409 and "rated game" in r.json()["message"]
+    zhao = register(client, "Zhao")
+    assert queue(client, zhao, **SMALL).json()["status"] == "waiting"
+    cid = challenge(client, li, zhao, **NINE).json()["id"]
+    r = answer(client, zhao, cid)
+    assert r.status_code == 409 and "queue" in r.json()["message"]
+    r = answer(client, zhao, cid, how="decline")
+    assert r.status_code == 200 and r.json()["status"] == "declined"
+    cid = challenge(client, li, zhao, **NINE).json()["id"]
+    assert answer(client, li, cid, how="withdraw").json()["status"] == "withdrawn"
+    assert answer(client, zhao, cid).status_code == 409
+
+
+def test_challenge_errors_are_clear(client):
+    lin = register(client, "Lin")
+    assert challenge(client, lin, lin).status_code == 422
+    assert challenge(client, lin, {"id": "nope"}).status_code == 404
+    assert challenge(client, lin, {"id": "ai-random"}).status_code == 409
+    assert challenge(client, lin, register(client, "Wu"), board="3x3x").status_code == 422
+    assert answer(client, lin, "nope").status_code == 404
+    assert answer(client, lin, "%00bad").status_code == 404
+    r = client.post("/v1/ladder/challenges", json={"opponent": lin["id"]})
+    assert r.status_code == 401
+
+
 # ---------------------------------------------------------------------------- AI levels
 def test_a_lone_player_gets_an_ai_level_of_their_rank(client, clock):
     lin = register(client, "Lin")

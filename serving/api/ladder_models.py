@@ -218,3 +218,27 @@ class QueueState(BaseModel):
                               "clock": {"main_time": 600.0, "periods": 3,
                                         "period_seconds": 30.0}}}},
     ]})
+
+
+class ChallengeCreate(QueueCreate):
+    opponent: str = Field(max_length=64, description="the challenged player's id")
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"opponent": "q3Zt8KfLm0aB", "board": "9x9"}]})
+
+
+class ChallengePublic(BaseModel):
+    id: str
+    challenger: str = Field(description="player id of who sent it")
+    opponent: str = Field(description="player id of who may accept it")
+    options: dict[str, Any]
+    status: Literal["open", "accepted", "declined", "withdrawn"]
+    created: float
+    session: str | None = Field(description="the game, once accepted")
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "id": "Kq8fT1bZ0cWx", "challenger": "q3Zt8KfLm0aB", "opponent": "Zp0aL2mN8rTy",
+        "options": {"board": "9x9", "rules": "territory", "handicap": False,
+                    "clock": {"main_time": 600.0, "periods": 3, "period_seconds": 30.0}},
+        "status": "accepted", "created": 1767225600.0,
+        "session": "3q2Yd3x4Zq7Qm1f6cW0bLw"}]})

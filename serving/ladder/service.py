@@ -1,5 +1,6 @@
 """The ladder as the service runs it (:class:`Ladder`): its tables, the rating hook on the
-session store, the AI levels as players, the players' operations and the matcher.
+session store, the AI levels as players, the players' operations, the matcher and the
+challenges.
 
 Created by the app's lifespan after the session manager; ``start`` seeds the AI players and
 starts the matching thread, ``close`` stops it.
@@ -17,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from serving.clocks import Clock
 from serving.db import SessionStore
 from serving.ladder.ai_players import AILevel, ai_levels, calibrated_points
+from serving.ladder.challenges import Challenges
 from serving.ladder.matching import Matcher
 from serving.ladder.players import Players
 from serving.ladder.rating import rate_finished
@@ -51,6 +53,7 @@ class Ladder:
         self.matcher = Matcher(store, sessions, levels, self.ai_players, clock,
                                settings.ladder_ai_wait_seconds, settings.ladder_match_seconds,
                                rng)
+        self.challenges = Challenges(store, sessions, clock, rng)
         self._seeded: set[str] = set()
         self._seed_lock = threading.Lock()
 

@@ -107,7 +107,22 @@ class GrantRow(Base):
     note: Mapped[str] = mapped_column(String(200), default="")
 
 
-TABLES = [PlayerRow.__table__, LadderGameRow.__table__, QueueRow.__table__, GrantRow.__table__]
+class ChallengeRow(Base):
+    """One player's challenge to another: open until accepted, declined or withdrawn."""
+
+    __tablename__ = "ladder_challenges"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    from_id: Mapped[str] = mapped_column(String(64), index=True)
+    to_id: Mapped[str] = mapped_column(String(64), index=True)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(10), index=True)  # open accepted declined ...
+    created: Mapped[float] = mapped_column(Float)
+    session_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+TABLES = [PlayerRow.__table__, LadderGameRow.__table__, QueueRow.__table__, GrantRow.__table__,
+          ChallengeRow.__table__]
 
 
 def create_tables(store: SessionStore) -> None:

@@ -1,4 +1,4 @@
-"""The ranking ladder: the rank table, the leaderboard, the matching queue."""
+"""The ranking ladder: the rank table, the leaderboard, the matching queue, challenges."""
 
 from __future__ import annotations
 
@@ -7,7 +7,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, status
 
 from serving.api.deps import LadderDep, TokenDep
-from serving.api.ladder_models import LeaderboardPublic, QueueCreate, QueueState, RankPublic
+from serving.api.ladder_models import (
+    ChallengeCreate,
+    ChallengePublic,
+    LeaderboardPublic,
+    QueueCreate,
+    QueueState,
+    RankPublic,
+)
 from serving.api.routes.players import Limit, Offset
 from serving.ladder.options import GameOptions
 from serving.ladder.rules import RANKS
@@ -51,12 +58,16 @@ def leaderboard(
 )
 def join(body: QueueCreate, token: TokenDep, ladder: LadderDep) -> Any:
     player = ladder.players.authenticate(token)
+    ladder.matcher.join(player, _options(body))
+    return ladder.matcher.state(player)
+
+
+def _options(body: QueueCreate) -> GameOptions:
+    """The validated game options of a queue entry or a challenge (omitted clock: default)."""
     clock: dict[str, Any] | None | str = "default"
     if "clock" in body.model_fields_set:
         clock = body.clock.model_dump() if body.clock is not None else None
-    options = GameOptions.parse(body.board, body.rules, clock, body.handicap)
-    ladder.matcher.join(player, options)
-    return ladder.matcher.state(player)
+    return GameOptions.parse(body.board, body.rules, clock, body.handicap)
 
 
 @router.get("/queue", response_model=QueueState, responses=_AUTH,
@@ -71,3 +82,51 @@ def leave(token: TokenDep, ladder: LadderDep) -> Any:
     player = ladder.players.authenticate(token)
     ladder.matcher.leave(player)
     return ladder.matcher.state(player)
+
+
+@router.post(
+    "/challenges",
+    response_model=ChallengePublic,
+    status_code=status.HTTP_201_CREATED,
+    responses={**_AUTH, 404: {"description": "no such opponent"},
+               409: {"description": "an AI level, or too many open challenges"},
+               422: {"description": "bad options, or yourself"}},
+    summary="challenge a named player to a game (with the queue's options)",
+    description="Any two players may play by challenge. Ranks two or more apart make a "
+    "**friendly** game (recorded, shown as friendly, no points); otherwise the game is rated, "
+    "and the one-rated-game rule applies when it is accepted.",
+)
+def challenge(body: ChallengeCreate, token: TokenDep, ladder: LadderDep) -> Any:
+    player = ladder.players.authenticate(token)
+    return ladder.challenges.send(player, body.opponent, _options(body))
+
+
+@router.get("/challenges", response_model=list[ChallengePublic], responses=_AUTH,
+            summary="your open challenges, sent and received")
+def challenges(token: TokenDep, ladder: LadderDep) -> Any:
+    return ladder.challenges.mine(ladder.players.authenticate(token))
+
+
+@router.post(
+    "/challenges/{challenge_id}/accept",
+    response_model=ChallengePublic,
+    responses={**_AUTH, 403: {"description": "not the challenged player"},
+               404: {"description": "no such challenge"},
+               409: {"description": "no longer open; a rated game while either player is in "
+                                    "one or queued"}},
+    summary="accept a challenge: the game is made (its session is in the answer)",
+)
+def accept(challenge_id: str, token: TokenDep, ladder: LadderDep) -> Any:
+    return ladder.challenges.accept(ladder.players.authenticate(token), challenge_id)
+
+
+@router.delete(
+    "/challenges/{challenge_id}",
+    response_model=ChallengePublic,
+    responses={**_AUTH, 403: {"description": "not one of its two players"},
+               404: {"description": "no such challenge"},
+               409: {"description": "no longer open"}},
+    summary="withdraw your challenge, or decline one sent to you",
+)
+def close(challenge_id: str, token: TokenDep, ladder: LadderDep) -> Any:
+    return ladder.challenges.close(ladder.players.authenticate(token), challenge_id)
