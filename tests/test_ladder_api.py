@@ -5,6 +5,7 @@ players queueing at once; two end-of-game writes rating once), restarts, and bad
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 from collections import Counter
@@ -412,12 +413,27 @@ def test_challenge_errors_are_clear(client):
     lin = register(client, "Lin")
     assert challenge(client, lin, lin).status_code == 422
     assert challenge(client, lin, {"id": "nope"}).status_code == 404
-    assert challenge(client, lin, {"id": "ai-random"}).status_code == 409
+    assert challenge(client, lin, {"id": "ai-nope"}).status_code == 404
     assert challenge(client, lin, register(client, "Wu"), board="3x3x").status_code == 422
     assert answer(client, lin, "nope").status_code == 404
     assert answer(client, lin, "%00bad").status_code == 404
     r = client.post("/v1/ladder/challenges", json={"opponent": lin["id"]})
     assert r.status_code == 401
+
+
+def test_an_ai_level_accepts_a_challenge_at_once(client, clock):
+    lin = register(client, "Lin")
+    grant(client, lin, 10)  # 8K: no AI level within one rank (both baselines are 18K)
+    r = challenge(client, lin, {"id": "ai-random"}, **SMALL)
+    assert r.status_code == 201 and r.json()["status"] == "accepted"
+    s = client.get(f"/v1/sessions/{r.json()['session']}").json()
+    assert s["ladder"]["kind"] == "friendly" and "ai-random" in s["ladder"]["players"].values()
+    wu = register(client, "Wu")  # 18K: a rated game against the 18K AI level
+    r = challenge(client, wu, {"id": "ai-random"}, **SMALL)
+    s = client.get(f"/v1/sessions/{r.json()['session']}").json()
+    assert s["ladder"]["kind"] == "rated"
+    r = challenge(client, wu, {"id": "ai-mcts32"}, **SMALL)  # a second rated game: no
+    assert r.status_code == 409 and "rated game" in r.json()["message"]
 
 
 # ---------------------------------------------------------------------------- AI levels
@@ -438,6 +454,17 @@ def test_a_lone_player_gets_an_ai_level_of_their_rank(client, clock):
     assert ai["playing"][0]["session"] == s["id"]
     if ai_colour == "black":  # the AI opens
         wait_for(lambda: client.get(f"/v1/sessions/{s['id']}").json()["moves"])
+
+
+def test_ai_levels_start_at_their_measured_points(tmp_path):
+    folder = tmp_path / "checkpoints" / "stereo_go"
+    folder.mkdir(parents=True)
+    (folder / "ladder.json").write_text(json.dumps(
+        {"players": {"ai-mcts32": {"points": 9_400, "rank": "9K"}}}))
+    with client_for(tmp_path, ladder_match_seconds=0.05) as c:
+        ai = c.get("/v1/players/ai-mcts32").json()
+        assert (ai["points"], ai["rank"], ai["kind"]) == (9_400, "9K", "ai")
+        assert c.get("/v1/players/ai-random").json()["points"] == 0  # not measured: 18K
 
 
 def test_no_ai_level_within_one_rank_means_waiting_on(client, clock):

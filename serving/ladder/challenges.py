@@ -3,14 +3,16 @@
 *(project decision)* This is how a ladder game between players two or more ranks apart comes
 about (automatic matching never pairs them): it is a **friendly** game, recorded and shown as
 "friendly", with no points. A challenge between players within one rank makes a rated game,
-and then the one-rated-game rule holds: neither may be in a rated game or in the queue. AI
-levels are not challenged (they take seats through the queue).
+and then the one-rated-game rule holds: neither may be in a rated game or in the queue. An AI
+level accepts at once any challenge for options it plays (an even game), so a player whose
+rank has no AI level within one rank still finds an opponent, in a friendly game.
 """
 
 from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import or_, select, update
@@ -20,10 +22,18 @@ from serving.clocks import Clock
 from serving.db import SessionStore
 from serving.errors import BadInput, Conflict, Forbidden, NotFound
 from serving.ladder import rules
+from serving.ladder.ai_players import AILevel, game_config
 from serving.ladder.games import create_game, seat
 from serving.ladder.options import GameOptions
 from serving.ladder.players import PLAYER_ID
-from serving.ladder.store import ChallengeRow, QueueRow, active_games, lock_players
+from serving.ladder.store import (
+    ChallengeRow,
+    PlayerRow,
+    QueueRow,
+    active_games,
+    lock_players,
+)
+from serving.levels import LevelRegistry
 from serving.sessions.manager import SessionManager
 
 MAX_OPEN = 20  # open challenges a player may have sent at once
@@ -37,22 +47,30 @@ def challenge_view(c: ChallengeRow) -> dict[str, Any]:
 class Challenges:
     """Sending, accepting, declining or withdrawing challenges, and listing one's own."""
 
-    def __init__(self, store: SessionStore, sessions: SessionManager, clock: Clock,
-                 rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        sessions: SessionManager,
+        levels: LevelRegistry,
+        ai_players: Callable[[], list[AILevel]],
+        clock: Clock,
+        rng: random.Random | None = None,
+    ) -> None:
         self.store = store
         self.sessions = sessions
+        self.levels = levels
+        self.ai_players = ai_players
         self.clock = clock
         self.rng = rng or random.Random()
 
     def send(self, player_id: str, opponent: str, options: GameOptions) -> dict[str, Any]:
+        """A challenge to ``opponent``; an AI level accepts it at once (the game is made)."""
         if opponent == player_id:
             raise BadInput("a challenge is for another player")
         with self.store.transaction() as s:
             players = lock_players(s, [player_id, opponent])
             if opponent not in players:
                 raise NotFound(f"no player {opponent!r}", player=opponent)
-            if players[opponent].kind == "ai":
-                raise Conflict("AI levels are not challenged: queue, and one takes the seat")
             mine = s.scalars(select(ChallengeRow).where(ChallengeRow.from_id == player_id,
                                                         ChallengeRow.status == "open")).all()
             if len(mine) >= MAX_OPEN:
@@ -61,7 +79,25 @@ class Challenges:
                                options=options.to_json(), status="open", created=self.clock(),
                                session_id=None)
             s.add(row)
-            return challenge_view(row)
+            if players[opponent].kind == "ai":
+                config = self._ai_config(opponent, options)
+                row.status = "accepted"
+                even = GameOptions(options.board, options.rules, options.clock, handicap=False)
+                row.session_id = self._make(s, players[player_id], players[opponent], even,
+                                            config)
+            view = challenge_view(row)
+        if view["session"] is not None:
+            self.sessions.started(view["session"])
+        return view
+
+    def _ai_config(self, ai_id: str, options: GameOptions) -> dict[str, Any]:
+        """The game options an AI level plays the challenge under (409 if it cannot)."""
+        ai = next((a for a in self.ai_players() if a.player_id == ai_id), None)
+        config = None if ai is None else game_config(ai, options.config(), self.levels)
+        if config is None:
+            raise Conflict(f"AI player {ai_id!r} does not play {options.board} with "
+                           f"{options.rules} rules")
+        return config
 
     def mine(self, player_id: str) -> list[dict[str, Any]]:
         """Open challenges sent or received, newest first."""
@@ -78,22 +114,28 @@ class Challenges:
         with self.store.transaction() as s:
             c = self._take(s, challenge_id, player_id, "accepted")
             players = lock_players(s, [c.from_id, c.to_id])
-            a, b = players[c.from_id], players[c.to_id]
-            if rules.rank_gap(a.points, b.points) < rules.FRIENDLY_GAP:  # a rated game
-                for p in (a, b):
-                    if any(g.kind == "rated" for g in active_games(s, p.id)):
-                        raise Conflict(f"{p.name} is playing a rated game; a player is in one "
-                                       "rated game at a time")
-                    if s.get(QueueRow, p.id, populate_existing=True) is not None:
-                        raise Conflict(f"{p.name} is in the queue: a rated game would be a "
-                                       "second one; leave the queue first")
             options = GameOptions.from_json(c.options)
-            seating = seat(s, a, b, options, self.rng)
-            c.session_id = create_game(s, self.sessions, seating, options,
-                                       options.config(seating.handicap))
+            c.session_id = self._make(s, players[c.from_id], players[c.to_id], options, None)
             view = challenge_view(c)
         self.sessions.started(view["session"])
         return view
+
+    def _make(self, s: Session, a: PlayerRow, b: PlayerRow, options: GameOptions,
+              config: dict[str, Any] | None) -> str:
+        """The game of an accepted challenge (``config``: an AI level's own options)."""
+        if rules.rank_gap(a.points, b.points) < rules.FRIENDLY_GAP:  # a rated game
+            for p in (a, b):
+                if p.kind == "ai":
+                    continue
+                if any(g.kind == "rated" for g in active_games(s, p.id)):
+                    raise Conflict(f"{p.name} is playing a rated game; a player is in one "
+                                   "rated game at a time")
+                if s.get(QueueRow, p.id, populate_existing=True) is not None:
+                    raise Conflict(f"{p.name} is in the queue: a rated game would be a "
+                                   "second one; leave the queue first")
+        seating = seat(s, a, b, options, self.rng)
+        return create_game(s, self.sessions, seating, options,
+                           config if config is not None else options.config(seating.handicap))
 
     def close(self, player_id: str, challenge_id: str) -> dict[str, Any]:
         """The challenger withdraws it or the challenged declines it."""

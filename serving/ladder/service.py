@@ -53,7 +53,7 @@ class Ladder:
         self.matcher = Matcher(store, sessions, levels, self.ai_players, clock,
                                settings.ladder_ai_wait_seconds, settings.ladder_match_seconds,
                                rng)
-        self.challenges = Challenges(store, sessions, clock, rng)
+        self.challenges = Challenges(store, sessions, levels, self.ai_players, clock, rng)
         self._seeded: set[str] = set()
         self._seed_lock = threading.Lock()
 
