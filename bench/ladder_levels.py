@@ -13,7 +13,10 @@ rating rules until the ranks settle.
    pair won its real games and is rated with the points of the player's current rank,
    direct promotion included. Copies give every strength partners of its own rank; a
    season, not one game per pair, because the ladder's ranks are relative: where a level
-   settles depends on who else plays (random anchors the bottom at 18K).
+   settles depends on who else plays. The scale is anchored as the Elo scale is: the
+   uniformly random player (``--anchor``) stays at 0 points, 18K, so the weakest human,
+   who starts at 18K, meets it; without a pin the copies of the weakest entrant, playing
+   each other above the 0-point floor, drift up by a rank or two.
 
    Why outcomes drawn from the measured rates and not a new real game each time: the
    ladder's steps are small (200 points a game at kyu ranks, 1,000 a rank), so ranks settle
@@ -29,7 +32,9 @@ the five shipped levels), plus reference players given as ``training.players`` s
 (``--extra random mcts:8 mcts:128``).
 
 ``--write`` merges the labels of the service's AI players into
-``checkpoints/stereo_go/ladder.json``, where the service reads their starting points.
+``checkpoints/stereo_go/ladder.json``, where the service reads their starting points, with
+the run (its real games' results included); ``--reuse`` takes the real games' results of the
+last run there with the same options and entrants instead of playing them again.
 
 Usage:
   python bench/ladder_levels.py --config '{"board": "9x9"}' --extra mcts:8 mcts:128 \\
@@ -166,6 +171,21 @@ def measure(found: list[Entrant], per_pair: int, workers: int, seed: int,
     return {k: (v[0], int(v[1])) for k, v in tally.items()}
 
 
+def reused(path: Path, config: dict[str, Any],
+           names: list[str]) -> dict[tuple[str, str], tuple[float, int]]:
+    """The real games' results of the last run in ``path`` with these options and
+    entrants (a reference player may be missing: it is then left out)."""
+    runs = json.loads(path.read_text())["runs"] if path.exists() else []
+    for run in reversed(runs):
+        if run.get("config") == config and "results" in run:
+            matrix = {tuple(k.split("|")): (float(v[0]), int(v[1]))
+                      for k, v in run["results"].items()}
+            wanted = {(a, b) for i, a in enumerate(names) for b in names[i + 1:]}
+            if all(k in matrix or k[::-1] in matrix for k in wanted):
+                return {k: v for k, v in matrix.items() if set(k) <= set(names)}
+    raise SystemExit(f"no run with results for {config} and {names} in {path}")
+
+
 def win_rate(matrix: dict[tuple[str, str], tuple[float, int]], a: str, b: str) -> float:
     """How often ``a`` beats ``b`` (smoothed; two copies of one entrant: even)."""
     if a == b:
@@ -179,8 +199,9 @@ def win_rate(matrix: dict[tuple[str, str], tuple[float, int]], a: str, b: str) -
 
 
 def season(copies: list[Copy], rounds: int, matrix: dict[tuple[str, str], tuple[float, int]],
-           seed: int) -> int:
-    """``rounds`` rounds of queueing, pairing, colours and rating; the games played."""
+           seed: int, anchor: str | None) -> int:
+    """``rounds`` rounds of queueing, pairing, colours and rating; the games played. The
+    ``anchor`` entrant's copies stay at 0 points (18K), as Elo pins random at 0."""
     rng = random.Random(seed)
     meetings: dict[frozenset[str], str] = {}  # pair -> who had Black in their last game
     by_id = {c.id: c for c in copies}
@@ -201,7 +222,7 @@ def season(copies: list[Copy], rounds: int, matrix: dict[tuple[str, str], tuple[
                                      rules.rank_gap(ca.points, cb.points))
             for c, won in ((ca, a_wins), (cb, not a_wins)):
                 c.last_result = "win" if won else "loss"
-                if verdict.kind == "rated":
+                if verdict.kind == "rated" and c.entrant.name != anchor:
                     st = rules.rate(rules.Standing(c.points, c.rated_games, c.rated_wins),
                                     c.last_result)  # type: ignore[arg-type]
                     c.points, c.rated_games, c.rated_wins = (st.points, st.rated_games,
@@ -239,7 +260,7 @@ def write(path: Path, found: dict[str, dict[str, Any]], meta: dict[str, Any]) ->
         if entry["player_id"]:
             data["players"][entry["player_id"]] = {
                 "points": entry["points"], "rank": entry["rank"], "config": meta["config"],
-                "games": entry["games"], "wins": entry["wins"]}
+                "season_games": entry["games"], "season_wins": entry["wins"]}
     data["runs"].append(meta)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n")
@@ -255,6 +276,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=4000, help="rounds of the season")
     p.add_argument("--workers", type=int, default=1, help="processes playing games")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--anchor", default="random",
+                   help="entrant pinned at 0 points, 18K (none: no pin)")
+    p.add_argument("--reuse", action="store_true",
+                   help="reuse the real games' results of the last run with these options")
     p.add_argument("--checkpoints", type=Path, default=ROOT / "checkpoints")
     p.add_argument("--write", action="store_true",
                    help=f"merge the labels into checkpoints/{GAME}/{CALIBRATION_FILE}")
@@ -264,9 +289,14 @@ def main(argv: list[str] | None = None) -> int:
     if len(found) < 2:
         print(f"fewer than two players can play {config}", file=sys.stderr)
         return 2
+    calibration = args.checkpoints / GAME / CALIBRATION_FILE
     t0 = time.monotonic()
-    matrix = measure(found, args.games_per_pair, args.workers, args.seed, print)
+    if args.reuse:
+        matrix = reused(calibration, config, [e.name for e in found])
+    else:
+        matrix = measure(found, args.games_per_pair, args.workers, args.seed, print)
     play_seconds = time.monotonic() - t0
+    anchor = args.anchor if any(e.name == args.anchor for e in found) else None
     print(f"\n{GAME} {config}: {sum(g for _, g in matrix.values())} real games, "
           f"{play_seconds:.0f} s; win rates (row beats column):")
     names = [e.name for e in found]
@@ -275,25 +305,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{a[-28:]:<28}" + "".join(
             f"{'-':>11}" if a == b else f"{win_rate(matrix, a, b):>11.2f}" for b in names))
     copies = [Copy(e, i) for e in found for i in range(args.copies)]
-    games = season(copies, args.rounds, matrix, args.seed)
+    games = season(copies, args.rounds, matrix, args.seed, anchor)
     result = labels(copies)
     print(f"\nseason: {len(found)} entrants x {args.copies} copies, {args.rounds} rounds, "
           f"{games} rated games; label = median over copies of the mean points of the "
-          f"last {args.rounds - args.rounds // 2} rounds")
-    print(f"{'entrant':<34} {'rank':>8} {'points':>8} {'games':>6} {'won':>5}  copies")
+          f"last {args.rounds - args.rounds // 2} rounds; pinned at 18K: {anchor}")
+    print(f"{'entrant':<34} {'rank':>8} {'points':>8} {'games':>6} {'won':>6}  copies")
     for name, e in sorted(result.items(), key=lambda kv: -kv[1]["points"]):
-        won = f"{100 * e['wins'] / max(1, e['games']):.0f}%"
-        print(f"{name:<34} {e['rank']:>8} {e['points']:>8} {e['games']:>6} {won:>5}  "
+        won = "pinned" if name == anchor else f"{100 * e['wins'] / max(1, e['games']):.0f}%"
+        print(f"{name:<34} {e['rank']:>8} {e['points']:>8} {e['games']:>6} {won:>6}  "
               + ", ".join(e["copies"]))
     if args.write:
-        meta = {"config": config, "extra": args.extra, "games_per_pair": args.games_per_pair,
-                "copies": args.copies, "rounds": args.rounds, "seed": args.seed,
+        meta = {"config": config, "extra": args.extra, "copies": args.copies,
+                "rounds": args.rounds, "seed": args.seed, "anchor": anchor,
                 "real_games": sum(g for _, g in matrix.values()),
-                "play_seconds": round(play_seconds),
-                "win_rates": {f"{a} > {b}": round(win_rate(matrix, a, b), 3)
-                              for a, b in matrix},
+                "play_seconds": round(play_seconds), "reused": args.reuse,
+                "results": {f"{a}|{b}": [w, g] for (a, b), (w, g) in matrix.items()},
+                "labels": {n: e["rank"] for n, e in result.items()},
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        write(args.checkpoints / GAME / CALIBRATION_FILE, result, meta)
+        write(calibration, result, meta)
     return 0
 
 

@@ -10,7 +10,7 @@ the server process) and measures two things:
    player then takes the paired one's place, so the queue stays at 50.
 2. **50 at once.** 50 players with the same options post at the same instant (threads, one
    HTTP connection each); a player's latency runs from its post until it is in a game (its
-   answer says ``playing``, or ``GET /v1/ladder/queue`` says so, polled every 5 ms).
+   answer says ``playing``, or ``GET /v1/ladder/queue`` says so, polled every 20 ms).
 
 Usage: python bench/ladder_matching.py [--newcomers 200] [--rounds 3]
 """
@@ -83,7 +83,7 @@ def at_once(url: str, tag: str) -> list[float]:
             r = c.post("/v1/ladder/queue", json=body, headers=_auth(tokens[i]))
             status = r.json()["status"]
             while status != "playing":
-                time.sleep(0.005)
+                time.sleep(0.02)
                 status = c.get("/v1/ladder/queue", headers=_auth(tokens[i])).json()["status"]
             out[i] = time.perf_counter() - t0
 
