@@ -13,6 +13,7 @@ import mimetypes
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from serving.ai import AIEngine
 from serving.api.routes import games, health, ladder, players, sessions
 from serving.db import SessionStore
 from serving.errors import error_body, install_handlers
+from serving.events import EventLog
 from serving.ladder.service import Ladder
 from serving.levels import LevelRegistry
 from serving.sessions.manager import SessionManager
@@ -139,7 +141,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = SessionStore(settings.resolved_database_url)
+        events = partial(
+            EventLog,
+            poll_seconds=settings.event_poll_seconds,
+            retention_seconds=settings.event_retention_days * 86_400,
+            clock=clock,
+        )
+        store = SessionStore(settings.resolved_database_url, events)
         levels = LevelRegistry(settings.checkpoints_root, settings.baseline_levels)
         ai = AIEngine(
             levels,
@@ -152,8 +160,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         )
         manager = SessionManager(store, ai, settings, clock)
         ranking = Ladder(store, manager, levels, settings, clock)
-        app.state.ai, app.state.sessions, app.state.ladder = ai, manager, ranking
+        app.state.ai, app.state.sessions, app.state.events = ai, manager, store.events
+        app.state.ladder = ranking
         manager.start()
+        store.events.start()
         ranking.start()
         try:
             yield

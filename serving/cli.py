@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+GRACEFUL_SHUTDOWN_SECONDS = 3
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -53,5 +55,8 @@ def run(args: argparse.Namespace) -> int:
     if args.search_processes is not None:
         overrides["search_processes"] = args.search_processes
     settings = Settings(**overrides)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
+    # Event streams (GET …/events) stay open until the client leaves: on shutdown uvicorn
+    # waits this long for them, then closes them (clients reconnect with Last-Event-ID).
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
+                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS)
     return 0

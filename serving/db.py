@@ -4,18 +4,19 @@ A session is stored as its move list (``games``: one list of events per game of 
 its seats, token hashes and timer; the state is never stored, it is rebuilt by replaying the
 moves through the rules. Every write is a compare-and-set on ``version`` inside one
 transaction, committed before the service answers, so two conflicting writes cannot both win
-and an acknowledged move survives a crash.
+and an acknowledged move survives a crash. The events a write causes (:mod:`serving.events`) are
+published inside that same transaction: a write and its events commit together or not at all.
 
-Other tables (the ranking ladder's, :mod:`serving.ladder.store`) share ``Base`` and the
-engine. What must change together with a session's write (a ladder game's rating with the
-result that causes it) is a *commit hook*: it runs inside the compare-and-set's transaction,
-after the session row is written, so both commit or neither does.
+Other tables (the ranking ladder's, :mod:`serving.ladder.store`) share ``Base``, the engine and
+the event log. What must change together with a session's write (a ladder game's rating with
+the result that causes it) is a *commit hook*: it runs inside the compare-and-set's
+transaction, after the session row is written, so both commit or neither does.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import Any
 from sqlalchemy import JSON, Float, Integer, String, create_engine, event, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from serving.events import Draft, EventLog, publish_all
 
 
 class Base(DeclarativeBase):
@@ -101,14 +104,17 @@ def _to_values(data: SessionData) -> dict[str, Any]:
 
 
 #: Runs inside a session write's transaction, after the row is written: may write other tables
-#: through the ORM session, and may change ``data.extras`` (return True: it is written too).
+#: (and publish events) through the ORM session, and may change ``data.extras`` (return True:
+#: it is written too).
 CommitHook = Callable[[Session, "SessionData"], bool]
 
 
 class SessionStore:
-    """Load, insert and compare-and-set sessions."""
+    """Load, insert and compare-and-set sessions; the event log on the same database, made by
+    ``events`` (e.g. a ``functools.partial`` of :class:`serving.events.EventLog` with its
+    settings)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, events: Callable[[Engine], EventLog] = EventLog) -> None:
         self.url = url
         kwargs: dict[str, Any] = {"future": True}
         if url.startswith("sqlite"):
@@ -123,15 +129,14 @@ class SessionStore:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         Base.metadata.create_all(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.events = events(self.engine)
+        self.events.attach(self._sessions)
         self.commit_hooks: list[CommitHook] = []
-
-    @property
-    def dialect(self) -> str:
-        return self.engine.dialect.name
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        """One transaction (committed on leaving, rolled back on an exception)."""
+        """One transaction (committed on leaving, rolled back on an exception); events
+        published in it wake this process's streams when it commits."""
         with self._sessions.begin() as s:
             yield s
 
@@ -140,6 +145,7 @@ class SessionStore:
         return self._sessions()
 
     def close(self) -> None:
+        self.events.close()
         self.engine.dispose()
 
     def load(self, session_id: str) -> SessionData | None:
@@ -156,9 +162,12 @@ class SessionStore:
         """Insert a new session in the caller's transaction ``s``."""
         s.add(SessionRow(**_to_values(data)))
 
-    def compare_and_set(self, data: SessionData, expected_version: int) -> bool:
-        """Write ``data`` if the stored version is still ``expected_version`` (committed),
-        with whatever the commit hooks write in the same transaction."""
+    def compare_and_set(
+        self, data: SessionData, expected_version: int, drafts: Sequence[Draft] = ()
+    ) -> bool:
+        """Write ``data`` if the stored version is still ``expected_version``, and publish
+        ``drafts`` in the same transaction (committed; nothing is published on a lost race),
+        with whatever the commit hooks write."""
         values = _to_values(data)
         values.pop("id")
         with self._sessions.begin() as s:
@@ -169,6 +178,7 @@ class SessionStore:
             )
             if res.rowcount != 1:
                 return False
+            publish_all(s, drafts)
             changed = [hook(s, data) for hook in self.commit_hooks]
             if any(changed):
                 s.execute(

@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     ladder_match_seconds: float = Field(1.0, gt=0, le=3_600)
     ladder_ai_players: bool = True
 
+    # Live events (serving/events.py): how often the event log is polled for other processes'
+    # events (a commit of this process wakes its streams at once), the keep-alive of an idle
+    # stream, and how long a finished session's events are kept.
+    event_poll_seconds: float = Field(1.0, gt=0)
+    event_keepalive_seconds: float = Field(15.0, gt=0)
+    event_retention_days: float = Field(7.0, ge=0)
+
     @property
     def resolved_search_processes(self) -> int:
         if self.search_processes is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 from fastapi.testclient import TestClient
 
 from envs import make_game
@@ -106,19 +104,3 @@ def wait_for(predicate: Any, timeout: float = 20.0, step: float = 0.02) -> Any:
             return value
         time.sleep(step)
     raise AssertionError("condition not reached in time")
-
-
-def postgres_url_or_skip() -> str:
-    """QIZERO_TEST_POSTGRES_URL when it points at a reachable server; the test skips else."""
-    url = os.environ.get("QIZERO_TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("set QIZERO_TEST_POSTGRES_URL (e.g. postgresql+psycopg://postgres@127.0.0.1/"
-                    "qizero_test) to run the PostgreSQL persistence tests")
-    from sqlalchemy import create_engine, text
-
-    try:
-        with create_engine(url).connect() as conn:
-            conn.execute(text("select 1"))
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"no PostgreSQL server reachable at QIZERO_TEST_POSTGRES_URL: {exc}")
-    return url

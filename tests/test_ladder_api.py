@@ -27,7 +27,6 @@ from serving_helpers import (
     FakeClock,
     auth,
     client_for,
-    postgres_url_or_skip,
     settings_for,
     wait_for,
 )
@@ -581,9 +580,8 @@ def test_two_end_of_game_writes_rate_once(client, clock):
     _two_resignations(client, clock)
 
 
-def test_on_postgresql(tmp_path, clock):
-    url = postgres_url_or_skip()
-    settings = settings_for(tmp_path, database_url=url, ladder_match_seconds=0.05,
+def test_on_postgresql(tmp_path, clock, postgres_url):
+    settings = settings_for(tmp_path, database_url=postgres_url, ladder_match_seconds=0.05,
                             timer_poll_seconds=3600, ladder_admin_token=ADMIN)
     tag = secrets.token_hex(3)  # the database outlives the test: names and options of its own
     options = {"board": "5x5", "clock": {"main_time": 100 + secrets.randbelow(80_000)}}

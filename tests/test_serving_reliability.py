@@ -15,14 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from serving_helpers import (
-    FakeClock,
-    auth,
-    client_for,
-    postgres_url_or_skip,
-    settings_for,
-    wait_for,
-)
+from serving_helpers import FakeClock, auth, client_for, settings_for, wait_for
 
 import envs
 
@@ -166,11 +159,7 @@ def test_sigkill_mid_game_loses_no_accepted_move(tmp_path):
 
 
 # ---------------------------------------------------------------------------- PostgreSQL
-@pytest.fixture()
-def postgres_url():
-    return postgres_url_or_skip()
-
-
+# (the postgres_url fixture: conftest.py)
 def test_postgres_persistence_restart_and_conflicts(tmp_path, postgres_url):
     clock = FakeClock()
     settings = settings_for(tmp_path, database_url=postgres_url, timer_poll_seconds=3600)

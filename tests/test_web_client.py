@@ -5,8 +5,9 @@ types, module imports that resolve, package data, nothing fetched from elsewhere
 browser (Playwright driving Debian's Chromium), the real server is started on a free port and
 the screens are played by clicks: Jiugong moves, a TriGolden turn with previews, cancel and
 confirm, a seat handed to the AI through the scoring-mode marker, arbitration's confirmation,
-the narrow-screen layout, and Stereo Go's cylinder lying down on a wide screen and upright on a
-narrow one. The browser tests skip only when Chromium or Playwright is
+the narrow-screen layout, Stereo Go's cylinder lying down on a wide screen and upright on a
+narrow one, and moves made elsewhere appearing through the event stream without polling (and by
+polling while the stream is down). The browser tests skip only when Chromium or Playwright is
 missing (CI installs both).
 """
 
@@ -21,6 +22,7 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -231,6 +233,56 @@ def test_jiugong_by_clicks_and_resume_after_reload(page, server):
     page.click('[data-point="b1"]')
     _moves_shown(page, 3)
     assert _view(server, sid)["moves"][-1] == "b2-b1"
+
+
+def _session_requests(page, sid: str) -> tuple[list[str], list[str]]:
+    """The page's GETs of the session view and its requests of the event stream, as made."""
+    views: list[str] = []
+    streams: list[str] = []
+    path = f"/v1/sessions/{sid}"
+
+    def seen(req) -> None:
+        where = urlsplit(req.url).path
+        if req.method == "GET" and where == path:
+            views.append(req.url)
+        elif where == path + "/events":
+            streams.append(req.url)
+
+    page.on("request", seen)
+    return views, streams
+
+
+def _api_moves(server: str, sid: str, token: str, moves: list[str]) -> None:
+    version = _view(server, sid)["version"]
+    for mv in moves:
+        r = httpx.post(f"{server}/v1/sessions/{sid}/moves", headers=auth(token),
+                       json={"move": mv, "version": version})
+        r.raise_for_status()
+        version = r.json()["version"]
+
+
+def test_moves_made_elsewhere_appear_through_the_event_stream_without_polling(page, server):
+    sid, token = _api_session(server, "jiugong", turn_seconds=None)
+    views, streams = _session_requests(page, sid)
+    _open(page, server, sid, token)
+    assert len(views) == 1  # the screen's one load
+    moves = ["b1-b2", "a3-a2", "b2-b1"]
+    for n, mv in enumerate(moves, 1):  # another screen (here the API) plays them
+        _api_moves(server, sid, token, [mv])
+        _moves_shown(page, n)
+    assert page.inner_text("#status") == "north to play"
+    page.wait_for_timeout(1500)  # longer than the old polling interval
+    assert len(views) == 1 and len(streams) == 1, (views, streams)
+
+
+def test_the_screen_polls_while_the_event_stream_is_down(page, server):
+    page.route("**/events*", lambda route: route.abort())
+    sid, token = _api_session(server, "jiugong", turn_seconds=None)
+    views, streams = _session_requests(page, sid)
+    _open(page, server, sid, token)
+    _api_moves(server, sid, token, ["b1-b2"])
+    _moves_shown(page, 1)
+    assert streams and len(views) > 1  # polled
 
 
 def test_trigolden_opening_previews_cancel_and_confirm(page, server):

@@ -257,12 +257,15 @@ def test_a_whole_offline_game_without_the_server(page, server, case):  # noqa: F
     page.goto(server + "/")
     page.click(f'[data-game="{game_id}"]')
     page.check('input[name="where"][value="browser"]')
-    page.wait_for_selector(f'select[name="seat-{ai}"] option[value="ai:{level}"]', state="attached")
+    # The level list and the networks load from the server first: slow on a loaded machine.
+    page.wait_for_selector(f'select[name="seat-{ai}"] option[value="ai:{level}"]', state="attached",
+                           timeout=60_000)
     assert "AI in this browser" in page.inner_text(f'select[name="seat-{ai}"]')
     page.select_option(f'select[name="seat-{ai}"]', f"ai:{level}")
     page.select_option(f'select[name="seat-{person}"]', "human")
     page.click("#create")
-    page.wait_for_selector("#game-screen:not([hidden])")  # every level's network is loaded
+    page.wait_for_selector("#game-screen:not([hidden])",  # every level's network is loaded
+                           timeout=60_000)
     assert "in this browser" in page.inner_text(".game-head h2")
 
     # unplugged: the server refuses nothing because nothing may reach it

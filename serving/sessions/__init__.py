@@ -9,8 +9,10 @@ One module per job; imports go downward in this list:
   events, a committed event and what follows it).
 * :mod:`~serving.sessions.timeouts`: applying due time-outs, the timer poller (the time
   controls themselves: :mod:`serving.clocks`).
-* :mod:`~serving.sessions.persistence`: loading (replayed, cached) and committing sessions
-  (the SQL: :mod:`serving.db`).
+* :mod:`~serving.sessions.changes`: what a commit changed, as the events of the session's
+  channel (the event log: :mod:`serving.events`).
+* :mod:`~serving.sessions.persistence`: loading (replayed, cached) and committing sessions with
+  their events (the SQL: :mod:`serving.db`).
 * :mod:`~serving.sessions.ai_seats`: the AI seat driver.
 * :mod:`~serving.sessions.turns`: moves, provisional turns, seat changes (every game).
 * :mod:`~serving.sessions.extras`: resignation, arbitration, Go's scoring phase (where the

@@ -5,7 +5,8 @@ whether an AI seat is to move, searches with its level and commits the move like
 write. At most one worker drives a session at a time; a result computed for an older version
 (a level change, a takeover, a time-out meanwhile) loses the compare-and-set and is simply
 searched again from the new position. Errors are kept per session (``ai_error`` in the view),
-never lost.
+never lost. ``ai_thinking`` (a search starts) and ``ai_error`` are told to the session's
+followers as events of their own: they go with no stored change.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class AISeats:
     """Plays the AI seats of every session, on the AI engine's worker threads.
 
     ``fresh`` loads a session with its due time-outs committed; ``commit`` is the
-    compare-and-set write (:meth:`serving.sessions.persistence.SessionRepository.commit`)."""
+    compare-and-set write (:meth:`serving.sessions.persistence.SessionRepository.commit`);
+    ``notice(session id, kind, data)`` tells the session's followers what the AI does."""
 
     def __init__(
         self,
@@ -54,11 +56,13 @@ class AISeats:
         clock: Clock,
         fresh: Callable[[str], Ctx],
         commit: Callable[[Ctx, int], bool],
+        notice: Callable[[str, str, dict[str, Any]], None] = lambda *_: None,
     ) -> None:
         self.ai = ai
         self.clock = clock
         self.fresh = fresh
         self.commit = commit
+        self.notice = notice
         self.errors: dict[str, str] = {}
         self._cond = threading.Condition()
         self._inflight: set[str] = set()
@@ -114,9 +118,11 @@ class AISeats:
             except ServiceError as exc:
                 self.errors[sid] = exc.message
                 log.warning("AI seat of session %s cannot move: %s", sid, exc.message)
+                self.notice(sid, "ai_error", {"message": exc.message})
             except Exception as exc:  # noqa: BLE001  reported on the session, never lost
                 self.errors[sid] = f"{type(exc).__name__}: {exc}"
                 log.exception("AI seat of session %s failed", sid)
+                self.notice(sid, "ai_error", {"message": self.errors[sid]})
             with self._cond:
                 if sid in self._again and not self._closed:
                     self._again.discard(sid)
@@ -134,6 +140,7 @@ class AISeats:
                 return
             level = ctx.data.seats[seat]["level"]
             version = ctx.data.version
+            self.notice(sid, "ai_thinking", {"seat": seat, "level": level, "version": version})
             suggestion = self.ai.analyse(ctx.game, ctx.state, level, None)
             ctx.now = self.clock()
             if expire(ctx):  # the AI's turn ran out while it searched: no move

@@ -1,12 +1,15 @@
 """The session being worked on: :class:`Ctx`, what every session module passes around.
 
 An operation loads a session, rebuilds its game (:mod:`serving.sessions.persistence`), works
-on this context and commits it; nothing here outlives the operation.
+on this context and commits it; nothing here outlives the operation. The context remembers what
+the session was when loaded or last committed (:class:`Baseline`), so a commit can tell its
+followers what changed (:mod:`serving.sessions.changes`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, field
 from typing import Any
 
 from envs.core import Game
@@ -15,15 +18,53 @@ from serving.catalogue import apply_move
 from serving.db import SessionData
 
 
+@dataclass(frozen=True)
+class Baseline:
+    """What a session was at its last commit: what the next commit is compared with."""
+
+    games: int  # games of the match begun
+    events: int  # events of the last of them
+    status: str
+    seats: dict[str, Any]
+    pending: list[str]
+    extras: dict[str, Any]
+    turn_started: float | None
+
+    @staticmethod
+    def of(data: SessionData) -> Baseline:
+        return Baseline(
+            games=len(data.games), events=len(data.events), status=data.status,
+            seats=copy.deepcopy(data.seats), pending=list(data.pending),
+            extras=copy.deepcopy(data.extras), turn_started=data.turn_started,
+        )
+
+
 @dataclass
 class Ctx:
-    """One session being worked on: its data, game, adapter, committed state and the time."""
+    """One session being worked on: its data, game, adapter, committed state and the time.
+
+    ``outbox``: events an operation publishes with its commit beyond what the commit's changes
+    say by themselves (:meth:`publish`)."""
 
     data: SessionData
     game: Game
     adapter: Adapter
     state: Any  # the game in progress after its committed events (pending moves not applied)
     now: float
+    base: Baseline = field(init=False)
+    outbox: list[tuple[str, dict[str, Any]]] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.base = Baseline.of(self.data)
+
+    def publish(self, kind: str, data: dict[str, Any]) -> None:
+        """Publish an event on the session's channel with the next commit (if it wins)."""
+        self.outbox.append((kind, data))
+
+    def committed(self) -> None:
+        """The session was committed: later changes are compared with what it is now."""
+        self.base = Baseline.of(self.data)
+        self.outbox = []
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """The session service's entry points (:class:`SessionManager`): one method per route, each
 a single compare-and-set write, and the lifecycle (resuming sessions, the timer poller, the AI
-seats).
+seats, the live events' snapshots).
 
 A write loads the session with its due time-outs committed, checks the version the client
 last saw (409 if stale), runs one operation (:mod:`~serving.sessions.turns`,
@@ -22,13 +22,13 @@ from serving.catalogue import build_game
 from serving.clocks import ByoYomi, Clock, requested_byo_yomi
 from serving.db import SessionData, SessionStore
 from serving.errors import BadInput, Conflict
-from serving.sessions import extras, turns
+from serving.sessions import changes, extras, turns
 from serving.sessions.ai_seats import AISeats, seat_config
 from serving.sessions.context import Ctx
 from serving.sessions.persistence import SessionRepository
 from serving.sessions.timeouts import TimerPoller, expire
 from serving.sessions.tokens import hash_token, new_token
-from serving.sessions.view import session_view
+from serving.sessions.view import SharedViews, session_view
 from serving.settings import Settings
 
 log = logging.getLogger("qizero.serving")
@@ -45,7 +45,9 @@ class SessionManager:
         self.settings = settings
         self.clock = clock
         self.repo = SessionRepository(store, clock)
-        self.ai_seats = AISeats(ai, clock, self._fresh, self.repo.commit)
+        self.events = store.events
+        self.shared_views = SharedViews()
+        self.ai_seats = AISeats(ai, clock, self._fresh, self.repo.commit, self._notice)
         self.timers = TimerPoller(store, self.refresh, settings.timer_poll_seconds)
 
     # ================================================================ lifecycle
@@ -112,6 +114,38 @@ class SessionManager:
     def view(self, ctx: Ctx) -> dict[str, Any]:
         sid = ctx.data.id
         return session_view(ctx, self.ai_seats.thinking(sid), self.ai_seats.errors.get(sid))
+
+    # ================================================================ live events
+    def snapshot(self, sid: str) -> tuple[int, dict[str, Any]]:
+        """The view and the id of the last event it reflects: a stream's first message.
+
+        The channel's last id is read before and after the view; if an event came between,
+        again (a few times; then the events after the id carry their ``version``)."""
+        channel = changes.channel(sid)
+        for _ in range(5):
+            last = self.events.head(channel).last_id
+            view = self.view(self.get(sid))
+            if self.events.head(channel).last_id == last:
+                break
+        return last, view
+
+    def current_view(self, sid: str, at_least: int = 0) -> dict[str, Any]:
+        """The view as it is now, at version ``at_least`` or later: what a stream sends after a
+        burst of events (the streams of one session share it; never change it)."""
+        seats = self.ai_seats
+
+        def usable(view: dict[str, Any]) -> bool:
+            return (view["version"] >= at_least and view["ai_thinking"] == seats.thinking(sid)
+                    and view["ai_error"] == seats.errors.get(sid))
+
+        return self.shared_views.get(sid, usable, lambda: self.view(self.get(sid)))
+
+    def _notice(self, sid: str, kind: str, data: dict[str, Any]) -> None:
+        """An event that goes with no stored change (the AI seats' ``ai_thinking``)."""
+        try:
+            self.events.publish_now(changes.channel(sid), kind, data, self.clock())
+        except Exception:  # noqa: BLE001  a lost notice must not stop the AI
+            log.exception("cannot publish %s for session %s", kind, sid)
 
     # ================================================================ operations
     def create(self, *args: Any, **kwargs: Any) -> tuple[Ctx, str, dict[str, str]]:

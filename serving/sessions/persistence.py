@@ -3,7 +3,8 @@ replaying its events, cached) and commit it with one compare-and-set.
 
 The SQL itself is :mod:`serving.db`'s. Every change is one compare-and-set on the session's
 version, committed before the answer: a write carrying a stale version loses, and of two
-conflicting writes exactly one wins. The replayed state is cached per session; committed events
+conflicting writes exactly one wins. The change's events (:mod:`serving.sessions.changes`) are
+published in the same transaction. The replayed state is cached per session; committed events
 are append-only, so a cached prefix stays valid whoever (this process or another one on the
 same database) appended to it.
 """
@@ -19,6 +20,7 @@ from serving.catalogue import build_game
 from serving.clocks import Clock
 from serving.db import SessionData, SessionStore
 from serving.errors import NotFound
+from serving.sessions import changes
 from serving.sessions.context import Ctx
 from serving.sessions.machine import replay_event
 
@@ -81,10 +83,12 @@ class SessionRepository:
         return Ctx(data, game, adapter, state, self.clock())
 
     def commit(self, ctx: Ctx, expected: int) -> bool:
-        """Write ``ctx`` as the version after ``expected``; False if another write came first."""
+        """Write ``ctx`` as the version after ``expected`` with its events; False if another
+        write came first."""
         ctx.data.version = expected + 1
         ctx.data.updated = ctx.now
-        if not self.store.compare_and_set(ctx.data, expected):
+        if not self.store.compare_and_set(ctx.data, expected, changes.drafts(ctx)):
             return False
+        ctx.committed()
         self.cache.put(ctx.data.id, len(ctx.data.games) - 1, len(ctx.data.events), ctx.state)
         return True

@@ -1,11 +1,16 @@
 """The JSON a client sees of a session (``SessionPublic`` in :mod:`serving.api.models`).
 
 Built from a loaded :class:`Ctx` only, plus what the AI seat driver says, so every answer (and
-anything else that shows a session) shows the same thing.
+anything else that shows a session) shows the same thing. :class:`SharedViews` lets the live
+streams of one session share the view built after a change.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from serving.catalogue import describe
@@ -63,3 +68,37 @@ def session_view(ctx: Ctx, ai_thinking: bool, ai_error: str | None) -> dict[str,
         "created": data.created,
         "updated": data.updated,
     }
+
+
+class SharedViews:
+    """The latest view of each followed session, shared by its streams: after a change one
+    stream builds it and the others reuse it (one build per change, not one per stream).
+
+    A view is reused while younger than ``max_age`` seconds (its timer's ``remaining`` ages)
+    and while the caller finds it ``usable``; views are shared, so nobody may change one."""
+
+    def __init__(self, max_age: float = 0.25, size: int = 1024) -> None:
+        self.max_age = max_age
+        self.size = size
+        self._lock = threading.Lock()
+        self._building = [threading.Lock() for _ in range(64)]  # one build per session at once
+        self._items: OrderedDict[str, tuple[float, dict[str, Any]]] = OrderedDict()
+
+    def get(
+        self,
+        sid: str,
+        usable: Callable[[dict[str, Any]], bool],
+        build: Callable[[], dict[str, Any]],
+    ) -> dict[str, Any]:
+        with self._building[hash(sid) % len(self._building)]:
+            with self._lock:
+                hit = self._items.get(sid)
+            if hit is not None and time.monotonic() - hit[0] < self.max_age and usable(hit[1]):
+                return hit[1]
+            view = build()
+            with self._lock:
+                self._items[sid] = (time.monotonic(), view)
+                self._items.move_to_end(sid)
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
+            return view

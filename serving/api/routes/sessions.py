@@ -1,11 +1,12 @@
-"""Game sessions: create, read, move, confirm/cancel, seats, resign, draw offers, Go's scoring
-phase."""
+"""Game sessions: create, read, follow live, move, confirm/cancel, seats, resign, draw offers,
+Go's scoring phase."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Response, status
+from starlette.concurrency import run_in_threadpool
 
 from serving.api.deps import ManagerDep, SettingsDep, TokenDep
 from serving.api.models import (
@@ -19,7 +20,9 @@ from serving.api.models import (
     SessionPublic,
     VersionBase,
 )
+from serving.api.streaming import StreamDep, stream_doc
 from serving.errors import BadInput
+from serving.sessions.changes import channel
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 
@@ -66,6 +69,41 @@ def create_session(body: SessionCreate, manager: ManagerDep, settings: SettingsD
 )
 def get_session(session_id: str, manager: ManagerDep) -> Any:
     return manager.view(manager.get(session_id))
+
+
+EVENTS_DOC = """
+The session live, as server-sent events (`text/event-stream`), or NDJSON with
+`Accept: application/x-ndjson`. Each message is `{"id", "kind", "data", "at"}`.
+
+* First a `snapshot`: the full session (as `GET /v1/sessions/{id}`), whose id is the last event
+  it reflects; then every event as it is committed, and after each burst of events a `view`
+  (the full session again, with no id of its own) so a client never needs to poll.
+* Kinds: `move`, `timeout`, `resign`, `resume`, `time_loss` (the stored game events, with
+  `game`, `index` and their fields), `clock` (at every move and time-out: running seat,
+  deadline, main time and byo-yomi left), `pending` (provisional moves), `seat` (a seat handed
+  over or its level changed), `ai_thinking`, `ai_error`, `scoring` (Go's scoring phase),
+  `game_end`, `game_start` (matches), `end` (the result; the stream then ends). Other kinds may
+  appear (one per new session feature, e.g. draw offers): read `kind`, skip what you do not
+  know. Every event's `data` has the session `version` it produced.
+* Reconnect with `Last-Event-ID` (or `?last_event_id=`) to resume exactly after that event;
+  `0` replays the session's events from the first. Keep-alive every 15 s; 204 once the session
+  is over and everything was read.
+"""
+
+
+@router.get(
+    "/{session_id}/events",
+    **stream_doc("follow the session live (server-sent events or NDJSON)", EVENTS_DOC,
+                 {404: "no such session"}),
+)
+async def session_events(session_id: str, manager: ManagerDep, stream: StreamDep) -> Response:
+    await run_in_threadpool(manager.get, session_id)  # 404 for an unknown session
+    return await stream.open(
+        channel(session_id),
+        snapshot=lambda: manager.snapshot(session_id),
+        refresh=lambda events: manager.current_view(
+            session_id, max(ev.data["version"] for ev in events)),
+    )
 
 
 @router.post("/{session_id}/moves", response_model=SessionPublic, responses=_WRITE,

@@ -1,7 +1,7 @@
 // The game screen shared by every game: status line (whose turn, AI thinking, result), turn
 // timer, seats, the actions the session offers (confirm/cancel, pass, resign, scoring), the
-// move list and match results, around a board that each game draws its own way. The session
-// is polled every second so AI moves and moves from other screens appear.
+// move list and match results, around a board that each game draws its own way. The session's
+// event stream brings AI moves and moves from other screens (polling only while it is down).
 
 import { h } from './dom.js';
 import { askConfirm } from './dialog.js';
@@ -10,8 +10,6 @@ import { pointBoard } from './boards/points.js';
 import { fangqi, jiugong } from './boards/layouts.js';
 import { stereoGoBoard } from './boards/cylinder.js';
 import { trigoldenScreen } from './trigolden/screen.js';
-
-const POLL_MS = 1000;
 
 async function run(action) {
   clearError();
@@ -165,7 +163,7 @@ const clockFormat = (sec) => {
   return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, '0')}`;
 };
 
-/** One seat of a main time + byo-yomi clock; the running one counts down between polls. */
+/** One seat of a main time + byo-yomi clock; the running one counts down between views. */
 function clockSeatText(seat, c, elapsed) {
   const run = c.running ? elapsed : 0;
   const main = c.main_left - run;
@@ -253,10 +251,10 @@ export function openGame(root, session, onLeave) {
 
   session.onChange((changed) => { if (changed) render(); });
   render();
-  const poll = setInterval(() => session.poll().catch(showError), POLL_MS);
+  const unfollow = session.follow(showError);
   const tick = setInterval(() => { timer.textContent = timerText(session); }, 250);
   return () => {
-    clearInterval(poll);
+    unfollow();
     clearInterval(tick);
     session.listeners.clear();
   };

@@ -1,8 +1,13 @@
 // One game session as the client sees it: the latest view from the API, the catalogue entry
 // and AI levels of its game, and every write the API offers (each carries the version last
-// seen, so a write against a changed session gets a readable 409 and a fresh view).
+// seen, so a write against a changed session gets a readable 409 and a fresh view). The view
+// is kept current by the session's event stream (docs/service.md, Live events), or by polling
+// while the stream is down.
 
 import { api, ApiError, getJSON } from './api.js';
+
+const POLL_MS = 1000; // polling, only while the event stream is down
+const REOPEN_MS = 5000; // a stream the server closed is opened afresh after this long
 
 export class Session {
   constructor(id, token) {
@@ -46,6 +51,47 @@ export class Session {
   async poll() {
     const changed = this.accept(await getJSON(`/v1/sessions/${encodeURIComponent(this.id)}`));
     this.notify(changed);
+  }
+
+  /**
+   * Keep the view current from the event stream: its snapshot and the view it sends after each
+   * burst of events replace the view (other kinds are not needed to draw the screen). While the
+   * stream is down the session is polled every second; EventSource reconnects by itself with
+   * Last-Event-ID, and a stream the server closed before the end is opened afresh. Returns a
+   * stop function.
+   */
+  follow(onError) {
+    let source = null;
+    let poll = null;
+    let reopen = null;
+    const polling = (on) => {
+      if (on && !poll) poll = setInterval(() => this.poll().catch(onError), POLL_MS);
+      if (!on && poll) { clearInterval(poll); poll = null; }
+    };
+    const open = () => {
+      reopen = null;
+      source = new EventSource(`/v1/sessions/${encodeURIComponent(this.id)}/events`);
+      source.onopen = () => polling(false); // a resumed stream sends whatever was missed
+      source.onmessage = (ev) => {
+        const msg = JSON.parse(ev.data);
+        if (msg.kind === 'snapshot' || msg.kind === 'view') this.notify(this.accept(msg.data));
+        if (this.view.status === 'over') source.close(); // the server ends the stream too
+      };
+      source.onerror = () => {
+        if (this.view.status === 'over') return;
+        polling(true);
+        if (source.readyState === EventSource.CLOSED && !reopen) {
+          reopen = setTimeout(open, REOPEN_MS);
+        }
+      };
+    };
+    if (typeof EventSource === 'function') open();
+    else polling(true);
+    return () => {
+      if (source) source.close();
+      clearTimeout(reopen);
+      polling(false);
+    };
   }
 
   async write(method, suffix, body = {}) {
@@ -130,7 +176,7 @@ export class Session {
     return ids[(ids.indexOf(id) + 1) % ids.length];
   }
 
-  /** Seconds since the view was fetched (clocks count down between polls). */
+  /** Seconds since the view arrived (clocks count down between views). */
   elapsed() {
     return (performance.now() - this.fetchedAt) / 1000;
   }
