@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+import time
 from typing import Any
 
 from serving_helpers import auth
@@ -75,3 +77,23 @@ def act(client, session: dict[str, Any], what: str, colour: str, **body: Any):
     body.setdefault("version", session["version"])
     return client.post(f"/v1/sessions/{session['id']}/{what}", json=body,
                        headers=auth(session["tokens"][colour]))
+
+
+def stream(client, player: dict[str, Any], count: int, after: int | None = 0,
+           timeout: float = 20.0) -> list[dict[str, Any]]:
+    """The first ``count`` messages of a player's event stream (NDJSON), from the event after
+    ``after`` (None: from a snapshot)."""
+    url = f"/v1/players/{player['id']}/events"
+    if after is not None:
+        url += f"?last_event_id={after}"
+    got: list[dict[str, Any]] = []
+    end = time.monotonic() + timeout
+    with client.stream("GET", url, headers={"Accept": "application/x-ndjson"}) as r:
+        assert r.status_code == 200, r.read()
+        for line in r.iter_lines():
+            assert time.monotonic() < end, f"stream too slow: {got}"
+            if line.strip():
+                got.append(json.loads(line))
+                if len(got) == count:
+                    break
+    return got

@@ -295,6 +295,11 @@ def test_draw_offers(client, clock):
         after = profile(client, p)
         assert after["points"] == 0 and after["draws"] == 1
         assert after["games"][0]["result"] == "draw"
+    _, told = client.app.state.events.since(f"session:{s['id']}", 0)  # the session's stream
+    offers = [e.data["value"] for e in told if e.kind == "draw_offer"]
+    assert [o and o["status"] for o in offers] == ["open", "declined", None, "open", None]
+    kinds = [e.kind for e in told]
+    assert kinds[-1] == "end" and kinds.index("draw") + 1 == kinds.index("game_end")
 
 
 def test_a_draw_agreed_before_move_15_leaves_no_record(client, clock):

@@ -1,5 +1,6 @@
 """Making a ladder game: colours, handicap, and a Stereo Go session whose seats belong to the
-two players, written in the caller's transaction together with the ladder's record of it.
+two players, written in the caller's transaction together with the ladder's record of it and
+the players' ``match_found`` events.
 
 Seat ownership: a seat played by a ladder player carries ``"player": <id>`` and the hash of
 that player's API token as its seat token, so the player acts in the session with their own
@@ -18,7 +19,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from serving.db import SessionStore
-from serving.ladder import rules
+from serving.ladder import notices, rules
 from serving.ladder.options import GAME, GameOptions
 from serving.ladder.store import LadderGameRow, PlayerRow, last_meeting_black
 from serving.sessions.manager import SessionManager
@@ -74,7 +75,7 @@ def create_game(
         "handicap": seating.handicap,
     }
     SessionStore.add(s, data)
-    s.add(LadderGameRow(
+    game = LadderGameRow(
         id=game_id,
         session_id=data.id,
         status="playing",
@@ -86,5 +87,7 @@ def create_game(
         black_points_start=seating.black.points,
         white_points_start=seating.white.points,
         created=data.created,
-    ))
+    )
+    s.add(game)
+    notices.match_found(s, game, seating.black, seating.white)
     return data.id

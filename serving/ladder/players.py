@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from serving.clocks import Clock
 from serving.db import SessionStore
 from serving.errors import Conflict, Forbidden, NotFound, Unauthorized
-from serving.ladder import rules
+from serving.ladder import notices, rules
 from serving.ladder.store import GrantRow, LadderGameRow, PlayerRow, active_games, lock_players
 from serving.sessions.tokens import hash_token, new_token
 
@@ -148,6 +148,17 @@ class Players:
                 "games_total": table["total"],
             }
 
+    def snapshot(self, player_id: str) -> tuple[int, dict[str, Any]]:
+        """The profile and the id of the last event of the player's channel it reflects: a
+        stream's first message (read again if an event came while it was read)."""
+        events, name = self.store.events, notices.channel(player_id)
+        for _ in range(5):
+            last = events.head(name).last_id
+            view = self.profile(player_id)
+            if events.head(name).last_id == last:
+                break
+        return last, view
+
     def games(self, player_id: str, offset: int, limit: int) -> dict[str, Any]:
         """A page of the player's recorded games, newest first."""
         with self.store.reader() as s:
@@ -203,6 +214,8 @@ class Players:
             before = p.points
             p.points = rules.grant_points(before, yuan)
             p.granted += p.points - before
+            now = self.clock()
             s.add(GrantRow(player_id=player_id, yuan=yuan, points_before=before,
-                           points_after=p.points, at=self.clock(), note=note))
+                           points_after=p.points, at=now, note=note))
+            notices.granted(s, p, before, yuan, now)
         return self.profile(player_id)

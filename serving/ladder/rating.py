@@ -4,7 +4,8 @@
 inside the compare-and-set that writes a ladder session's end, so the game's record and both
 players' new points commit with the result that causes them, or not at all. Exactly once: the
 session's compare-and-set lets one end-of-game write win, and the ladder game itself moves
-from ``playing`` to ``done`` by a conditional update that only one transaction can make.
+from ``playing`` to ``done`` by a conditional update that only one transaction can make. The
+players' ``rank_change`` (or ``game_over``) events are published in the same transaction.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from serving.db import SessionData
-from serving.ladder import rules
+from serving.ladder import notices, rules
 from serving.ladder.store import LadderGameRow, PlayerRow, lock_players
 
 
@@ -51,6 +52,7 @@ def rate_finished(s: Session, data: SessionData) -> bool:
     if verdict.kind == "void":  # not rated, no record kept
         s.delete(game)
         info["outcome"] = {"kind": "void", "why": verdict.why}
+        notices.game_over(s, game, "void", info["outcome"], ended)
         return True
     players = lock_players(s, [game.black_id, game.white_id])
     colours = {"black": players[game.black_id], "white": players[game.white_id]}
@@ -70,6 +72,7 @@ def rate_finished(s: Session, data: SessionData) -> bool:
         "ranks": {c: {"before": rules.rank_of(before[c]).name,
                       "after": rules.rank_of(p.points).name} for c, p in colours.items()},
     }
+    notices.game_over(s, game, verdict.kind, info["outcome"], ended)
     return True
 
 

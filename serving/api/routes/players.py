@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Response, status
+from starlette.concurrency import run_in_threadpool
 
 from serving.api.deps import LadderDep, TokenDep
 from serving.api.ladder_models import (
@@ -14,6 +15,8 @@ from serving.api.ladder_models import (
     PlayerCreated,
     PlayerPublic,
 )
+from serving.api.streaming import StreamDep, stream_doc
+from serving.ladder.notices import channel
 
 router = APIRouter(prefix="/v1/players", tags=["ladder"])
 
@@ -47,6 +50,37 @@ def register(body: PlayerCreate, ladder: LadderDep) -> Any:
 )
 def profile(player_id: str, ladder: LadderDep) -> Any:
     return ladder.players.profile(player_id)
+
+
+EVENTS_DOC = """
+The player's ladder events live, as server-sent events (`text/event-stream`), or NDJSON with
+`Accept: application/x-ndjson`; public, like the profile. Each message is
+`{"id", "kind", "data", "at"}`.
+
+* First a `snapshot`: the profile (as `GET /v1/players/{id}`), whose id is the last event it
+  reflects; then every event as it is committed.
+* `match_found`: a game was made for the player (queue, AI level or challenge): `game`,
+  `session`, `colour`, `kind` (rated or friendly), `handicap`, `options`, `opponent` (id,
+  name, kind, rank, points). Open the session and play.
+* `rank_change`: after a rated game (`game`, `session`, `colour`, `result`) or a membership
+  grant (`kind: "grant"`, `yuan`): `points` (before, after, change), `ranks` (before,
+  after), `promoted`, `demoted`.
+* `game_over`: a friendly game ended (`result`), or a game was void (`why`; no record).
+* Other kinds may appear: read `kind`, skip what you do not know. Reconnect with
+  `Last-Event-ID` (or `?last_event_id=`) to resume exactly after that event. The channel never
+  ends; keep-alive every 15 s.
+"""
+
+
+@router.get(
+    "/{player_id}/events",
+    **stream_doc("follow a player's ladder events live (server-sent events or NDJSON)",
+                 EVENTS_DOC, {404: "no such player"}),
+)
+async def player_events(player_id: str, ladder: LadderDep, stream: StreamDep) -> Response:
+    await run_in_threadpool(ladder.players.profile, player_id, 0)  # 404 for an unknown player
+    return await stream.open(channel(player_id),
+                             snapshot=lambda: ladder.players.snapshot(player_id))
 
 
 @router.get(

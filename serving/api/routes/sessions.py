@@ -82,9 +82,10 @@ The session live, as server-sent events (`text/event-stream`), or NDJSON with
   `game`, `index` and their fields), `clock` (at every move and time-out: running seat,
   deadline, main time and byo-yomi left), `pending` (provisional moves), `seat` (a seat handed
   over or its level changed), `ai_thinking`, `ai_error`, `scoring` (Go's scoring phase),
-  `game_end`, `game_start` (matches), `end` (the result; the stream then ends). Other kinds may
-  appear (one per new session feature, e.g. draw offers): read `kind`, skip what you do not
-  know. Every event's `data` has the session `version` it produced.
+  `game_end`, `game_start` (matches), `draw_offer` (Stereo Go: the offer of this turn, or
+  null once a move clears it), `draw` (a draw agreed), `end` (the result; the stream then
+  ends). Other kinds may appear (one per new session feature): read `kind`, skip what you do
+  not know. Every event's `data` has the session `version` it produced.
 * Reconnect with `Last-Event-ID` (or `?last_event_id=`) to resume exactly after that event;
   `0` replays the session's events from the first. Keep-alive every 15 s; 204 once the session
   is over and everything was read.
