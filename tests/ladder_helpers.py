@@ -1,16 +1,28 @@
-"""Helpers for the ladder's API tests: players, the queue, playing a ladder session."""
+"""Helpers for the ladder's API tests: the app on a fake clock, players, the queue, playing a
+ladder session, reading a player's event stream."""
 
 from __future__ import annotations
 
 import json
 import random
 import time
+from collections.abc import Iterator
 from typing import Any
 
-from serving_helpers import auth
+from serving_helpers import FakeClock, auth, client_for
 
 ADMIN = "admin-token-for-tests"
 NINE = {"board": "9x9"}
+FAST_EVENTS = {"event_keepalive_seconds": 0.2, "event_poll_seconds": 0.05}
+
+
+def ladder_app(tmp_path, clock: FakeClock) -> Iterator[Any]:
+    """For a ``client`` fixture: the service on a fake clock, the matcher every 50 ms, AI
+    levels after 30 s (of the fake clock), no timer poller (time-outs land when a session is
+    read)."""
+    with client_for(tmp_path, clock=clock, ladder_admin_token=ADMIN, ladder_match_seconds=0.05,
+                    ladder_ai_wait_seconds=30, timer_poll_seconds=3600, **FAST_EVENTS) as c:
+        yield c
 
 
 def register(client, name: str) -> dict[str, Any]:

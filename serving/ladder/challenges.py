@@ -10,20 +10,15 @@ rank has no AI level within one rank still finds an opponent, in a friendly game
 
 from __future__ import annotations
 
-import random
 import secrets
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
-from serving.clocks import Clock
-from serving.db import SessionStore
 from serving.errors import BadInput, Conflict, Forbidden, NotFound
 from serving.ladder import rules
-from serving.ladder.ai_players import AILevel, game_config
-from serving.ladder.games import create_game, seat
+from serving.ladder.games import Games
 from serving.ladder.options import GameOptions
 from serving.ladder.players import PLAYER_ID
 from serving.ladder.store import (
@@ -33,8 +28,6 @@ from serving.ladder.store import (
     active_games,
     lock_players,
 )
-from serving.levels import LevelRegistry
-from serving.sessions.manager import SessionManager
 
 MAX_OPEN = 20  # open challenges a player may have sent at once
 
@@ -47,21 +40,9 @@ def challenge_view(c: ChallengeRow) -> dict[str, Any]:
 class Challenges:
     """Sending, accepting, declining or withdrawing challenges, and listing one's own."""
 
-    def __init__(
-        self,
-        store: SessionStore,
-        sessions: SessionManager,
-        levels: LevelRegistry,
-        ai_players: Callable[[], list[AILevel]],
-        clock: Clock,
-        rng: random.Random | None = None,
-    ) -> None:
-        self.store = store
-        self.sessions = sessions
-        self.levels = levels
-        self.ai_players = ai_players
-        self.clock = clock
-        self.rng = rng or random.Random()
+    def __init__(self, games: Games) -> None:
+        self.games = games
+        self.store, self.clock = games.store, games.clock
 
     def send(self, player_id: str, opponent: str, options: GameOptions) -> dict[str, Any]:
         """A challenge to ``opponent``; an AI level accepts it at once (the game is made)."""
@@ -87,13 +68,13 @@ class Challenges:
                                             config)
             view = challenge_view(row)
         if view["session"] is not None:
-            self.sessions.started(view["session"])
+            self.games.start([view["session"]])
         return view
 
     def _ai_config(self, ai_id: str, options: GameOptions) -> dict[str, Any]:
         """The game options an AI level plays the challenge under (409 if it cannot)."""
-        ai = next((a for a in self.ai_players() if a.player_id == ai_id), None)
-        config = None if ai is None else game_config(ai, options.config(), self.levels)
+        ai = next((a for a in self.games.ai_players() if a.player_id == ai_id), None)
+        config = None if ai is None else self.games.ai_config(ai, options)
         if config is None:
             raise Conflict(f"AI player {ai_id!r} does not play {options.board} with "
                            f"{options.rules} rules")
@@ -117,7 +98,7 @@ class Challenges:
             options = GameOptions.from_json(c.options)
             c.session_id = self._make(s, players[c.from_id], players[c.to_id], options, None)
             view = challenge_view(c)
-        self.sessions.started(view["session"])
+        self.games.start([view["session"]])
         return view
 
     def _make(self, s: Session, a: PlayerRow, b: PlayerRow, options: GameOptions,
@@ -133,9 +114,7 @@ class Challenges:
                 if s.get(QueueRow, p.id, populate_existing=True) is not None:
                     raise Conflict(f"{p.name} is in the queue: a rated game would be a "
                                    "second one; leave the queue first")
-        seating = seat(s, a, b, options, self.rng)
-        return create_game(s, self.sessions, seating, options,
-                           config if config is not None else options.config(seating.handicap))
+        return self.games.make(s, a, b, options, config)
 
     def close(self, player_id: str, challenge_id: str) -> dict[str, Any]:
         """The challenger withdraws it or the challenged declines it."""

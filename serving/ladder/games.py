@@ -11,18 +11,25 @@ cannot be handed to an AI (:func:`serving.sessions.turns.set_seat`).
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from serving.clocks import Clock
 from serving.db import SessionStore
 from serving.ladder import notices, rules
+from serving.ladder.ai_players import AILevel, game_config
 from serving.ladder.options import GAME, GameOptions
 from serving.ladder.store import LadderGameRow, PlayerRow, last_meeting_black
+from serving.levels import LevelRegistry
 from serving.sessions.manager import SessionManager
+
+log = logging.getLogger("qizero.serving")
 
 
 @dataclass(frozen=True)
@@ -91,3 +98,36 @@ def create_game(
     s.add(game)
     notices.match_found(s, game, seating.black, seating.white)
     return data.id
+
+
+@dataclass
+class Games:
+    """What the matcher and the challenges share: the database, the sessions, the AI levels,
+    the clock and the colour rule's rng, and making a game from them."""
+
+    store: SessionStore
+    sessions: SessionManager
+    levels: LevelRegistry
+    ai_players: Callable[[], list[AILevel]]
+    clock: Clock
+    rng: random.Random = field(default_factory=random.Random)
+
+    def make(self, s: Session, a: PlayerRow, b: PlayerRow, options: GameOptions,
+             config: dict[str, Any] | None = None) -> str:
+        """Seat ``a`` and ``b`` and write their game in ``s``; the session id. ``config``: an
+        AI level's own options (default: the options asked for, with the handicap)."""
+        seating = seat(s, a, b, options, self.rng)
+        return create_game(s, self.sessions, seating, options,
+                           config if config is not None else options.config(seating.handicap))
+
+    def ai_config(self, ai: AILevel, options: GameOptions) -> dict[str, Any] | None:
+        """The options ``ai`` plays a game asked for with ``options`` under (None: it cannot)."""
+        return game_config(ai, options.config(), self.levels)
+
+    def start(self, session_ids: list[str]) -> None:
+        """Games just committed: an AI seat to move starts thinking."""
+        for sid in session_ids:
+            try:
+                self.sessions.started(sid)
+            except Exception:  # noqa: BLE001  the session is stored; the poller resumes it
+                log.exception("ladder: cannot start session %s", sid)

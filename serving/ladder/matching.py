@@ -14,24 +14,18 @@ every queue entry and on a thread every ``interval`` seconds.
 from __future__ import annotations
 
 import logging
-import random
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
 
-from serving.clocks import Clock
-from serving.db import SessionStore
 from serving.errors import Conflict, ServiceError
 from serving.ladder import rules
-from serving.ladder.ai_players import AILevel, game_config
-from serving.ladder.games import create_game, seat
+from serving.ladder.games import Games
 from serving.ladder.options import GameOptions
 from serving.ladder.store import PlayerRow, QueueRow, active_games, lock_players
-from serving.levels import LevelRegistry
 from serving.periodic import Periodic
-from serving.sessions.manager import SessionManager
 
 log = logging.getLogger("qizero.serving")
 
@@ -39,25 +33,11 @@ log = logging.getLogger("qizero.serving")
 class Matcher:
     """Joining and leaving the queue, pairing passes, AI fill-in, the matching thread."""
 
-    def __init__(
-        self,
-        store: SessionStore,
-        sessions: SessionManager,
-        levels: LevelRegistry,
-        ai_players: Callable[[], list[AILevel]],
-        clock: Clock,
-        ai_wait: float,
-        interval: float,
-        rng: random.Random | None = None,
-    ) -> None:
-        self.store = store
-        self.sessions = sessions
-        self.levels = levels
-        self.ai_players = ai_players
-        self.clock = clock
+    def __init__(self, games: Games, ai_wait: float, interval: float) -> None:
+        self.games = games
+        self.store, self.clock = games.store, games.clock
         self.ai_wait = ai_wait
         self.interval = interval
-        self.rng = rng or random.Random()
         self._pass_lock = threading.Lock()  # one pass at a time in this process: exact order
         self._demand = threading.Condition()  # guards the pass counters below
         self._running = False  # a human pairing pass is under way
@@ -147,7 +127,7 @@ class Matcher:
                 self._running = False
                 self._done = self._started  # a failed pass releases its waiters too
                 self._demand.notify_all()
-        self._start(made)
+        self.games.start(made)
         return made
 
     def fill_with_ai(self) -> list[str]:
@@ -160,7 +140,7 @@ class Matcher:
                     sid = self._guarded(self._pair_ai, w.player)
                     if sid is not None:
                         made.append(sid)
-        self._start(made)
+        self.games.start(made)
         return made
 
     def _waiting(self) -> dict[str, rules.Waiting]:
@@ -187,9 +167,7 @@ class Matcher:
             options = GameOptions.from_json(qa.options)
             s.delete(qa)
             s.delete(qb)
-            seating = seat(s, players[a], players[b], options, self.rng)
-            return create_game(s, self.sessions, seating, options,
-                               options.config(seating.handicap))
+            return self.games.make(s, players[a], players[b], options)
 
     def _pair_ai(self, player_id: str) -> str | None:
         """Seat the waiting player against the AI level the matching order gives them."""
@@ -200,8 +178,8 @@ class Matcher:
                 return None
             options = GameOptions.from_json(entry.options)
             playable = {}
-            for ai in self.ai_players():
-                config = game_config(ai, options.config(), self.levels)
+            for ai in self.games.ai_players():
+                config = self.games.ai_config(ai, options)
                 if config is not None:
                     playable[ai.player_id] = config
             # AI rows are read, not locked: an AI plays many games at once, and its points
@@ -218,8 +196,7 @@ class Matcher:
             s.delete(entry)
             # AI levels play even games: they are trained without handicap
             even = GameOptions(options.board, options.rules, options.clock, handicap=False)
-            seating = seat(s, me, ais[pick.player], even, self.rng)
-            return create_game(s, self.sessions, seating, options, playable[pick.player])
+            return self.games.make(s, me, ais[pick.player], even, playable[pick.player])
 
     @staticmethod
     def _guarded(make: Callable[..., str | None], *players: str) -> str | None:
@@ -230,13 +207,6 @@ class Matcher:
         except ServiceError as exc:
             log.warning("ladder: no game for %s: %s", players, exc.message)
             return None
-
-    def _start(self, session_ids: list[str]) -> None:
-        for sid in session_ids:
-            try:
-                self.sessions.started(sid)  # an AI seat to move starts thinking
-            except Exception:  # noqa: BLE001  the session is stored; the poller resumes it
-                log.exception("ladder: cannot start session %s", sid)
 
     # ------------------------------------------------------------------ the thread
     def start(self) -> None:

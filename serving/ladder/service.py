@@ -19,6 +19,7 @@ from serving.clocks import Clock
 from serving.db import SessionStore
 from serving.ladder.ai_players import AILevel, ai_levels, calibrated_points
 from serving.ladder.challenges import Challenges
+from serving.ladder.games import Games
 from serving.ladder.matching import Matcher
 from serving.ladder.players import Players
 from serving.ladder.rating import rate_finished
@@ -50,10 +51,10 @@ class Ladder:
         self.with_ai = settings.ladder_ai_players
         admin = settings.ladder_admin_token
         self.players = Players(store, clock, admin.get_secret_value() if admin else None)
-        self.matcher = Matcher(store, sessions, levels, self.ai_players, clock,
-                               settings.ladder_ai_wait_seconds, settings.ladder_match_seconds,
-                               rng)
-        self.challenges = Challenges(store, sessions, levels, self.ai_players, clock, rng)
+        games = Games(store, sessions, levels, self.ai_players, clock, rng or random.Random())
+        self.matcher = Matcher(games, settings.ladder_ai_wait_seconds,
+                               settings.ladder_match_seconds)
+        self.challenges = Challenges(games)
         self._seeded: set[str] = set()
         self._seed_lock = threading.Lock()
 
