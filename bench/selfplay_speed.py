@@ -6,7 +6,9 @@ the figures are per core. Two measurements in the same run:
 1. search throughput on the same set of positions (taken from random games): all of them
    searched together (one network call per simulation for the whole batch) versus one at a
    time; the ratio is what batching gains;
-2. complete self-play games with the batched worker loop (``training.selfplay.play_games``).
+2. complete self-play games with the batched worker loop (``training.selfplay.play_games``);
+   with ``--without-network`` the same games again with uniform priors and zero values instead
+   of the network: what the search and the rules cost alone, so the rest is the network's.
 
     python bench/selfplay_speed.py --game fangqi [--checkpoint PATH] [--simulations 16]
 """
@@ -26,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from envs import make_game  # noqa: E402
 from training.checkpoint import load_model  # noqa: E402
 from training.config import NetworkConfig, SearchConfig, SelfPlayConfig  # noqa: E402
-from training.evaluator import NetworkEvaluator  # noqa: E402
+from training.evaluator import NetworkEvaluator, UniformEvaluator  # noqa: E402
 from training.networks import build_network, count_parameters  # noqa: E402
 from training.search import search  # noqa: E402
 from training.selfplay import play_games  # noqa: E402
@@ -58,6 +60,8 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=64, help="positions searched per mode")
     ap.add_argument("--games", type=int, default=16, help="self-play games (batched loop)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--without-network", action="store_true",
+                    help="also play the games with a uniform evaluator (search and rules alone)")
     args = ap.parse_args()
 
     torch.set_num_threads(1)
@@ -102,9 +106,20 @@ def main() -> None:
         f"self-play ({args.games} games at once, to the end): {batch.searched_positions} "
         f"positions in {batch.seconds:.1f} s = {batch.searched_positions / batch.seconds:.1f} "
         f"positions/s, {batch.evaluations / batch.seconds:.1f} network evals/s, "
-        f"mean game length {batch.plies / max(batch.games, 1):.0f} plies"
+        f"mean game length {batch.plies / max(batch.games, 1):.0f} plies; "
+        f"{batch.searched_positions / batch.cpu_seconds:.1f} positions per CPU-second"
     )
-
+    if args.without_network:
+        free = play_games(game, UniformEvaluator(), cfg, sp, args.games, np.random.default_rng(2))
+        # Shares of CPU time, not wall time: a loaded machine slows both runs unevenly.
+        per_position = free.cpu_seconds / free.searched_positions  # search and rules alone
+        share = 1 - per_position * batch.searched_positions / batch.cpu_seconds
+        print(
+            f"without the network (uniform priors, zero values): {free.searched_positions} "
+            f"positions in {free.seconds:.1f} s = {free.searched_positions / free.seconds:.1f} "
+            f"positions/s, {1 / per_position:.1f} per CPU-second; the network's share of "
+            f"self-play's CPU time (observations included): {share:.0%}"
+        )
 
 if __name__ == "__main__":
     main()

@@ -57,6 +57,11 @@ def add_train_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run-dir", help="run directory (default runs/<game>-<time>)")
     p.add_argument("--iterations", type=int, help="override training.iterations")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--ray-address", metavar="ADDRESS",
+        help="with selfplay.backend: ray, join this Ray cluster (auto, HOST:PORT; e.g. one "
+        "started with `ray start --head`); default: start a Ray instance on this machine",
+    )
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -73,10 +78,14 @@ def run_train(args: argparse.Namespace) -> int:
     else:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run_dir = Path(args.run_dir) if args.run_dir else REPO / "runs" / f"{cfg.game.id}-{stamp}"
+    if args.ray_address is not None and cfg.selfplay.backend != "ray":
+        raise ConfigError("--ray-address needs selfplay.backend: ray in the config")
     learner = Learner(cfg, run_dir, resume=args.resume)
     print(f"run directory: {run_dir}")
     t0 = time.monotonic()
-    stats = learner.run(minutes=args.minutes, progress=not args.no_progress)
+    stats = learner.run(
+        minutes=args.minutes, progress=not args.no_progress, ray_address=args.ray_address
+    )
     minutes = (time.monotonic() - t0) / 60
     print(
         f"done: iteration {learner.iteration}, {learner.step} steps, {len(stats)} iterations in "

@@ -81,9 +81,13 @@ class SearchConfig(_Frozen):
 
 
 class SelfPlayConfig(_Frozen):
-    """Self-play: local worker processes, each searching a batch of games at once."""
+    """Self-play: worker processes (local) or Ray actors, each searching a batch of games."""
 
-    workers: int = Field(2, ge=0, le=256)  # 0 = play in the learner's process
+    # Where the workers run (``training.backends``): "local" = processes on this machine,
+    # "ray" = Ray actors of one CPU each, on a Ray cluster (``qizero train --ray-address``) or
+    # a Ray instance started for the run. The samples are the same either way.
+    backend: Literal["local", "ray"] = "local"
+    workers: int = Field(2, ge=0, le=4096)  # 0 = play in the learner's process (local only)
     games_per_iteration: int = Field(64, ge=1)
     batch_games: int = Field(32, ge=1)  # games searched together by one worker
     # Exploration: the first ``random_opening_plies`` (drawn uniformly 0..N per game) are
@@ -116,6 +120,12 @@ class SelfPlayConfig(_Frozen):
     # for the early game instead of leaving it untrained.
     pass_after_ply: int = Field(0, ge=0)
 
+    @model_validator(mode="after")
+    def _ray_needs_workers(self) -> SelfPlayConfig:
+        if self.backend == "ray" and self.workers < 1:
+            raise ValueError("backend ray plays on workers (Ray actors): set workers >= 1")
+        return self
+
 
 class ReplayConfig(_Frozen):
     capacity: int = Field(50_000, ge=1)
@@ -135,6 +145,10 @@ class TrainingConfig(_Frozen):
     eval_games: int = Field(20, ge=0)
     eval_simulations: int = Field(0, ge=0)
     threads: int = Field(1, ge=1, le=256)  # torch threads in the learner
+    # Where the learner's gradient steps run: "auto" = the first CUDA GPU when torch sees one,
+    # else the CPU (a GPU is never required); "cpu", "cuda" or "cuda:N" to insist. Self-play
+    # always runs on CPUs (small batches, many processes).
+    device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$")
 
 
 class LevelSpec(_Frozen):

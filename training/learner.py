@@ -10,6 +10,11 @@ Reproducibility: every random draw of iteration ``i`` comes from generators seed
 ``i`` continues exactly as the uninterrupted run would have (same weights, bit for bit, on the
 same machine and thread count).
 
+Self-play runs on a backend (``selfplay.backend``: local processes or Ray actors,
+``training.backends``) that returns the samples of the iteration's tasks in task order, so the
+backend changes where games are played, not which. The learner's steps run on
+``training.device`` (``auto``: a CUDA GPU when torch sees one, else the CPU).
+
 Run directory (``runs/<game>-<time>/`` by default): ``config.yaml`` (resolved), ``checkpoints/
 ckpt_000012.pt`` + ``buffer_000012.npz``, ``tb/`` (TensorBoard: ``losses/...``,
 ``charts/...``), ``log.jsonl`` (one line of figures per iteration).
@@ -29,12 +34,13 @@ import torch
 import yaml
 
 from envs import make_game
-from envs.core import QizeroError
+from envs.core import ConfigError, QizeroError
+from training.backends import SelfPlayBackend, open_backend
 from training.checkpoint import code_commit, read_checkpoint, save_checkpoint
 from training.config import RunConfig, SearchConfig, config_to_dict
 from training.networks import build_network
 from training.replay import ReplayBuffer
-from training.selfplay import SelfPlayPool, SelfPlayTask, split_games
+from training.selfplay import SelfPlayTask, Weights, split_games
 
 # Purposes for derived seeds.
 _SELFPLAY, _TRAIN, _EVAL, _INIT = 1, 2, 3, 4
@@ -50,6 +56,36 @@ def buffer_path(run_dir: Path, iteration: int) -> Path:
 
 def run_dir_of_checkpoint(path: Path) -> Path:
     return Path(path).resolve().parent.parent
+
+
+def selfplay_tasks(cfg: RunConfig, iteration: int) -> list[SelfPlayTask]:
+    """Iteration ``iteration``'s self-play: one task per worker, each keeping ``batch_games``
+    games going at once; task k is seeded by (run seed, iteration, k) whichever backend plays
+    it, so the samples do not depend on the backend."""
+    sp = cfg.selfplay
+    return [
+        SelfPlayTask(
+            game_id=cfg.game.id,
+            game_options=dict(cfg.game.options),
+            network=cfg.network,
+            search=cfg.search,
+            selfplay=sp,
+            n_games=n,
+            seed=(cfg.seed, iteration, _SELFPLAY, k),
+        )
+        for k, n in enumerate(split_games(sp.games_per_iteration, max(1, sp.workers)))
+    ]
+
+
+def resolve_device(name: str) -> torch.device:
+    """The learner's device: ``auto`` = the first CUDA GPU torch sees, else the CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(
+            f"training.device is {name!r} but torch sees no CUDA GPU here (use auto or cpu)"
+        )
+    return torch.device(name)
 
 
 @dataclass
@@ -69,6 +105,8 @@ class IterationStats:
     elo: float | None
     first_player_score: float
     seconds: float  # wall time of the whole iteration: summed, the run's training time
+    workers: int = 0  # self-play processes or Ray actors (0: the learner's own process)
+    worker_restarts: int = 0  # workers replaced after they died, since the run (re)started
 
 
 class Learner:
@@ -86,7 +124,8 @@ class Learner:
         self.game = make_game(cfg.game.id, **cfg.game.options)
         torch.set_num_threads(cfg.training.threads)
         torch.manual_seed(cfg.seed * 1000 + _INIT)
-        self.model = build_network(self.game.spec, cfg.network)
+        self.device = resolve_device(cfg.training.device)
+        self.model = build_network(self.game.spec, cfg.network).to(self.device)
         t = cfg.training
         self.optimizer = torch.optim.AdamW(
             self.model.parameters(), lr=t.learning_rate, weight_decay=t.weight_decay
@@ -152,24 +191,20 @@ class Learner:
             buffer_path(self.run_dir, old).unlink()
 
     # -------------------------------------------------------------- one iteration
+    def _weights(self) -> Weights:
+        """The current weights as CPU tensors (what self-play and evaluation play with)."""
+        return {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+
+    def _cpu_model(self) -> torch.nn.Module:
+        """The network on the CPU for arena games: itself, or a copy when it trains on a GPU."""
+        if self.device.type == "cpu":
+            return self.model
+        model = build_network(self.game.spec, self.cfg.network)
+        model.load_state_dict(self._weights())
+        return model
+
     def _selfplay_tasks(self) -> list[SelfPlayTask]:
-        sp = self.cfg.selfplay
-        weights = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
-        # One task per worker process, each keeping ``batch_games`` games going at once.
-        chunks = split_games(sp.games_per_iteration, max(1, sp.workers))
-        return [
-            SelfPlayTask(
-                game_id=self.cfg.game.id,
-                game_options=dict(self.cfg.game.options),
-                network=self.cfg.network,
-                weights=weights,
-                search=self.cfg.search,
-                selfplay=sp,
-                n_games=n,
-                seed=(self.cfg.seed, self.iteration, _SELFPLAY, k),
-            )
-            for k, n in enumerate(chunks)
-        ]
+        return selfplay_tasks(self.cfg, self.iteration)
 
     def _train(self) -> dict[str, float]:
         t = self.cfg.training
@@ -186,8 +221,9 @@ class Learner:
         sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "value_accuracy": 0.0}
         for _ in range(t.steps_per_iteration):
             obs, mask, pol, val = self.buffer.sample(t.batch_size, rng)
-            obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask)
-            pol_t, val_t = torch.from_numpy(pol), torch.from_numpy(val)
+            obs_t, mask_t, pol_t, val_t = (
+                torch.from_numpy(a).to(self.device) for a in (obs, mask, pol, val)
+            )
             logits, value = self.model(obs_t)
             logits = logits.masked_fill(~mask_t, -1e9)
             logp = torch.log_softmax(logits, dim=1)
@@ -228,7 +264,7 @@ class Learner:
         cfg = SearchConfig(simulations=t.eval_simulations, gumbel_scale=0.0, temperature=0.3)
         old = build_network(self.game.spec, self.cfg.network)
         old.load_state_dict(previous)
-        new = SearchPlayer("new", NetworkEvaluator(self.model), cfg)
+        new = SearchPlayer("new", NetworkEvaluator(self._cpu_model()), cfg)
         prev = SearchPlayer("old", NetworkEvaluator(old), cfg)
         rng = np.random.default_rng([self.cfg.seed, self.iteration, _EVAL])
         wa, d, wb, _ = play_match(self.game, new, prev, t.eval_games, rng)
@@ -236,10 +272,10 @@ class Learner:
         self.elo += float(r.elo[0])
         return self.elo
 
-    def run_iteration(self, pool: SelfPlayPool) -> IterationStats:
-        previous = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+    def run_iteration(self, backend: SelfPlayBackend) -> IterationStats:
+        previous = self._weights()
         t0 = time.perf_counter()
-        batch = pool.play(self._selfplay_tasks())
+        batch = backend.play(previous, self._selfplay_tasks())
         sp_seconds = time.perf_counter() - t0
         self.buffer.add(batch.obs, batch.mask, batch.policy, batch.value)
         losses = self._train()
@@ -262,6 +298,8 @@ class Learner:
             elo=elo,
             first_player_score=float(np.mean(batch.results)) if batch.results else 0.0,
             seconds=time.perf_counter() - t0,
+            workers=backend.workers,
+            worker_restarts=backend.restarts,
         )
         self._log(stats)
         return stats
@@ -279,6 +317,8 @@ class Learner:
             ("charts/value_accuracy", s.value_accuracy),
             ("charts/selfplay_positions_per_s", s.positions_per_s),
             ("charts/network_evals_per_s", s.evals_per_s),
+            ("charts/selfplay_workers", s.workers),
+            ("charts/selfplay_worker_restarts", s.worker_restarts),
             ("charts/buffer_size", s.buffer),
             ("charts/first_player_score", s.first_player_score),
             ("charts/elo", s.elo),
@@ -288,28 +328,44 @@ class Learner:
         w.flush()
 
     # -------------------------------------------------------------- the loop
-    def run(self, minutes: float | None = None, progress: bool = True) -> list[IterationStats]:
+    def run(
+        self,
+        minutes: float | None = None,
+        progress: bool = True,
+        backend: SelfPlayBackend | None = None,
+        ray_address: str | None = None,
+    ) -> list[IterationStats]:
+        """Iterate up to ``training.iterations`` (or ``minutes``). Self-play plays on
+        ``backend`` when given (left open), else on one opened from the config for this call
+        (``ray_address``: a Ray cluster to join) and closed at the end."""
         from tqdm import tqdm
 
         total = self.cfg.training.iterations
         deadline = time.monotonic() + minutes * 60 if minutes else None
         out = []
         bar = tqdm(total=total, initial=self.iteration, disable=not progress, unit="it")
-        with SelfPlayPool(self.cfg.selfplay.workers) as pool:
+        owned = backend is None
+        if backend is None:
+            backend = open_backend(self.cfg.selfplay, ray_address)
+        try:
             while self.iteration < total:
                 if deadline is not None and time.monotonic() >= deadline:
                     bar.write(f"time limit reached after iteration {self.iteration}")
                     break
-                s = self.run_iteration(pool)
+                s = self.run_iteration(backend)
                 out.append(s)
                 bar.update(1)
                 bar.set_postfix(
                     ploss=f"{s.policy_loss:.3f}",
                     vloss=f"{s.value_loss:.3f}",
                     pos_s=f"{s.positions_per_s:.0f}",
+                    workers=s.workers,
                     elo=f"{s.elo:.0f}" if s.elo is not None else "-",
                     buf=s.buffer,
                 )
+        finally:
+            if owned:
+                backend.close()
         bar.close()
         if self.writer is not None:
             self.writer.close()

@@ -6,14 +6,14 @@ training sample per searched position: (observation, legal mask, search policy t
 result for the player who was to move). Random opening plies are played without search and
 yield no samples.
 
-Workers are local processes (``spawn``: safe with torch's thread pools). Every task gets its
-own seed derived from (run seed, iteration, task index) and results are concatenated in task
-order, so a run is reproducible whatever the number of processes.
+Workers run tasks (:func:`run_task`) wherever a backend puts them (``training.backends``:
+local processes or Ray actors). Every task gets its own seed derived from (run seed,
+iteration, task index) and results are concatenated in task order, so a run is reproducible
+whatever the backend and however its workers are scheduled.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +53,8 @@ class SelfPlayBatch:
     evaluations: int = 0
     network_calls: int = 0
     seconds: float = 0.0
+    # CPU time of the playing processes, summed: per-core speed even on a loaded machine.
+    cpu_seconds: float = 0.0
     results: list[float] = field(default_factory=list)  # first player's result per game
 
     @staticmethod
@@ -68,6 +70,7 @@ class SelfPlayBatch:
             evaluations=sum(b.evaluations for b in batches),
             network_calls=sum(b.network_calls for b in batches),
             seconds=max((b.seconds for b in batches), default=0.0),
+            cpu_seconds=sum(b.cpu_seconds for b in batches),
             results=[r for b in batches for r in b.results],
         )
 
@@ -81,7 +84,7 @@ def play_games(
     rng: np.random.Generator,
 ) -> SelfPlayBatch:
     """Play ``n_games`` self-play games, ``sp.batch_games`` at a time."""
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     spec = game.spec
     obs_l, mask_l, pol_l, val_l = [], [], [], []
     plies = searched = 0
@@ -157,6 +160,7 @@ def play_games(
         evaluations=getattr(evaluator, "positions", 0),
         network_calls=getattr(evaluator, "calls", 0),
         seconds=time.perf_counter() - t0,
+        cpu_seconds=time.process_time() - cpu0,
         results=results,
     )
 
@@ -226,18 +230,24 @@ def _advance(
 
 @dataclass(frozen=True)
 class SelfPlayTask:
+    """Some self-play games to play with the current weights (which travel apart: a backend
+    sends them once per update, not once per task)."""
+
     game_id: str
     game_options: dict[str, Any]
     network: NetworkConfig
-    weights: dict[str, Any]
     search: SearchConfig
     selfplay: SelfPlayConfig
     n_games: int
     seed: tuple[int, ...]
 
 
-def run_task(task: SelfPlayTask) -> SelfPlayBatch:
-    """Play one task's games (in a worker process or in the caller's)."""
+#: A network's weights as the learner hands them to self-play (CPU tensors by name).
+Weights = dict[str, Any]
+
+
+def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
+    """Play one task's games (in a worker process, a Ray actor or the caller's process)."""
     import torch
 
     from training.networks import build_network
@@ -245,7 +255,7 @@ def run_task(task: SelfPlayTask) -> SelfPlayBatch:
     torch.set_num_threads(1)
     game = make_game(task.game_id, **task.game_options)
     model = build_network(game.spec, task.network)
-    model.load_state_dict(task.weights)
+    model.load_state_dict(weights)
     evaluator = NetworkEvaluator(model)
     rng = np.random.default_rng(list(task.seed))
     return play_games(game, evaluator, task.search, task.selfplay, task.n_games, rng)
@@ -256,34 +266,3 @@ def split_games(n_games: int, parts: int) -> list[int]:
     parts = max(1, min(parts, n_games))
     base, extra = divmod(n_games, parts)
     return [base + (1 if i < extra else 0) for i in range(parts)]
-
-
-class SelfPlayPool:
-    """Local worker processes (``workers = 0``: play in this process).
-
-    Tasks are cut by ``batch_games`` so the split (hence the result) does not depend on the
-    number of processes.
-    """
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-        self._pool = mp.get_context("spawn").Pool(workers) if workers > 0 else None
-
-    def play(self, tasks: list[SelfPlayTask]) -> SelfPlayBatch:
-        if self._pool is None:
-            batches = [run_task(t) for t in tasks]
-        else:
-            batches = self._pool.map(run_task, tasks, chunksize=1)
-        return SelfPlayBatch.concat(batches)
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool.join()
-            self._pool = None
-
-    def __enter__(self) -> SelfPlayPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
