@@ -26,10 +26,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serving import schema
 from serving.ai import AIEngine
-from serving.api.routes import games, health, sessions
+from serving.api.routes import games, health, ladder, players, sessions
 from serving.db import SessionStore
 from serving.errors import error_body, install_handlers
 from serving.events import EventLog
+from serving.ladder.service import Ladder
 from serving.levels import LevelRegistry
 from serving.sessions.manager import SessionManager
 from serving.settings import Settings
@@ -66,7 +67,9 @@ def mount_web_client(app: FastAPI) -> None:
 DESCRIPTION = """
 qizero serves every registered board game: the catalogue, stateless analysis of a position
 given as its move list, move suggestions from the trained AI levels, and game sessions between
-any mix of people and AI levels (seat tokens, provisional turns, timers, resignation).
+any mix of people and AI levels (seat tokens, provisional turns, timers, resignation), and
+the Stereo Go ranking ladder (players, ranks and points, automatic matching, AI levels as
+ladder players).
 
 Errors are JSON `{"error", "message", "detail"}` with the matching status code: 401/403 for
 tokens, 404 for unknown games, levels and sessions, 409 for a stale session version, 413 for a
@@ -149,8 +152,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         store = SessionStore(settings.resolved_database_url, events)
         if settings.migrate_on_start:
             schema.upgrade(store.engine)
+        levels = LevelRegistry(settings.checkpoints_root, settings.baseline_levels)
         ai = AIEngine(
-            LevelRegistry(settings.checkpoints_root, settings.baseline_levels),
+            levels,
             workers=settings.ai_workers,
             batching=settings.batching,
             max_batch=settings.max_batch,
@@ -159,12 +163,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             processes=settings.resolved_search_processes,
         )
         manager = SessionManager(store, ai, settings, clock)
+        ranking = Ladder(store, manager, levels, settings, clock)
         app.state.ai, app.state.sessions, app.state.events = ai, manager, store.events
+        app.state.ladder = ranking
         manager.start()
         store.events.start()
+        ranking.start()
         try:
             yield
         finally:
+            ranking.close()
             manager.close()
             ai.close()
             store.close()
@@ -178,6 +186,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             {"name": "health", "description": "liveness"},
             {"name": "games", "description": "catalogue, positions, suggestions"},
             {"name": "sessions", "description": "stateful games between people and AI levels"},
+            {"name": "ladder", "description": "ranking ladder: players, ranks and points, "
+             "leaderboard, automatic matching (docs/ladder.md)"},
         ],
     )
     app.state.settings = settings
@@ -185,12 +195,14 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     app.include_router(health.router)
     app.include_router(games.router)
     app.include_router(sessions.router)
+    app.include_router(players.router)
+    app.include_router(ladder.router)
     mount_web_client(app)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
             allow_origins=settings.cors_origins,
-            allow_methods=["GET", "POST", "PUT"],
+            allow_methods=["GET", "POST", "PUT", "DELETE"],
             allow_headers=["Authorization", "Content-Type"],
         )
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)

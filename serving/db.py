@@ -7,6 +7,11 @@ transaction, committed before the service answers, so two conflicting writes can
 and an acknowledged move survives a crash. The events a write causes (:mod:`serving.events`) are
 published inside that same transaction: a write and its events commit together or not at all.
 
+Other tables (the ranking ladder's, :mod:`serving.ladder.store`) share ``Base``, the engine and
+the event log. What must change together with a session's write (a ladder game's rating with
+the result that causes it) is a *commit hook*: it runs inside the compare-and-set's
+transaction, after the session row is written, so both commit or neither does.
+
 Two columns are derived, written with every commit so that pollers find work with one indexed
 query instead of replaying sessions: ``ai_turn`` (an AI seat is to move) and ``deadline`` (when
 the running clock's time is up). The tables are created and changed by the Alembic migrations
@@ -16,7 +21,8 @@ the running clock's time is up). The tables are created and changed by the Alemb
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -34,7 +40,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from serving.events import Draft, EventLog, publish_all
 
@@ -121,6 +127,12 @@ def _to_values(data: SessionData) -> dict[str, Any]:
     return values
 
 
+#: Runs inside a session write's transaction, after the row is written: may write other tables
+#: (and publish events) through the ORM session, and may change ``data.extras`` (return True:
+#: it is written too).
+CommitHook = Callable[[Session, "SessionData"], bool]
+
+
 class SessionStore:
     """Load, insert and compare-and-set sessions; the event log on the same database, made by
     ``events`` (e.g. a ``functools.partial`` of :class:`serving.events.EventLog` with its
@@ -142,6 +154,18 @@ class SessionStore:
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.events = events(self.engine)
         self.events.attach(self._sessions)
+        self.commit_hooks: list[CommitHook] = []
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """One transaction (committed on leaving, rolled back on an exception); events
+        published in it wake this process's streams when it commits."""
+        with self._sessions.begin() as s:
+            yield s
+
+    def reader(self) -> Session:
+        """An ORM session for reads (``with store.reader() as s``)."""
+        return self._sessions()
 
     def close(self) -> None:
         self.events.close()
@@ -154,13 +178,19 @@ class SessionStore:
 
     def insert(self, data: SessionData) -> None:
         with self._sessions.begin() as s:
-            s.add(SessionRow(**_to_values(data)))
+            self.add(s, data)
+
+    @staticmethod
+    def add(s: Session, data: SessionData) -> None:
+        """Insert a new session in the caller's transaction ``s``."""
+        s.add(SessionRow(**_to_values(data)))
 
     def compare_and_set(
         self, data: SessionData, expected_version: int, drafts: Sequence[Draft] = ()
     ) -> bool:
         """Write ``data`` if the stored version is still ``expected_version``, and publish
-        ``drafts`` in the same transaction (committed; nothing is published on a lost race)."""
+        ``drafts`` in the same transaction (committed; nothing is published on a lost race),
+        with whatever the commit hooks write."""
         values = _to_values(data)
         values.pop("id")
         with self._sessions.begin() as s:
@@ -172,6 +202,13 @@ class SessionStore:
             if res.rowcount != 1:
                 return False
             publish_all(s, drafts)
+            changed = [hook(s, data) for hook in self.commit_hooks]
+            if any(changed):
+                s.execute(
+                    update(SessionRow)
+                    .where(SessionRow.id == data.id)
+                    .values(extras=copy.deepcopy(data.extras))
+                )
             return True
 
     def set_schedule(self, sid: str, version: int, ai_turn: bool, deadline: float | None) -> None:

@@ -30,6 +30,7 @@ MIGRATION_LOCK = 0x71_7A_65_72_6F  # pg_advisory_xact_lock key ("qizero")
 def target_metadata() -> MetaData:
     """Every table the service's models declare (what the migrations must build): the ORM
     models on ``Base`` and the event log's tables, gathered in one MetaData."""
+    import serving.ladder.store  # noqa: F401  (declares the ladder's tables on Base)
     import serving.leases  # noqa: F401  (declares session_leases on Base)
     from serving import events
     from serving.db import Base

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
@@ -61,6 +61,14 @@ class Settings(BaseSettings):
     # A replica drives a session's AI seats and clock under a lease of this many seconds,
     # renewed every third of it; a replica that dies hands its sessions over once it expires.
     lease_seconds: float = Field(3.0, ge=0.3, le=300)
+
+    # Ranking ladder (docs/ladder.md): the administrator's token for membership grants (None:
+    # grants are off), how long a queued player waits before an AI level takes the other
+    # seat, how often the queue is paired, and whether AI levels play on the ladder at all.
+    ladder_admin_token: SecretStr | None = None
+    ladder_ai_wait_seconds: float = Field(20.0, ge=0, le=86_400)
+    ladder_match_seconds: float = Field(1.0, gt=0, le=3_600)
+    ladder_ai_players: bool = True
 
     # Live events (serving/events.py): how often the event log is polled for other processes'
     # events (a commit of this process wakes its streams at once), the keep-alive of an idle

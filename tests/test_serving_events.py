@@ -328,11 +328,12 @@ def test_openapi_describes_the_stream(client):
 
 # ---------------------------------------------------------------------------- any channel
 def test_a_three_line_route_streams_any_channel(tmp_path):
-    """What the ladder's GET /v1/players/{id}/events is: events published in a transaction of
-    the module's own, streamed from the next one on (no snapshot), resumable."""
+    """What the ladder's GET /v1/players/{id}/events is (a test route beside it): events
+    published in a transaction of the module's own, streamed from the next one on (no
+    snapshot), resumable."""
     router = APIRouter()
 
-    @router.get("/v1/players/{player_id}/events", **stream_doc("a player's events", "..."))
+    @router.get("/v1/test/{player_id}/events", **stream_doc("a player's events", "..."))
     async def player_events(player_id: str, stream: StreamDep) -> Response:
         return await stream.open(f"player:{player_id}")
 
@@ -349,12 +350,12 @@ def test_a_three_line_route_streams_any_channel(tmp_path):
             log.publish_now("player:7", "rank_change", {"rank": 3})
 
         threading.Thread(target=ladder).start()
-        got = read(c, "/v1/players/7/events", until=lambda g: len(g) == 2)
+        got = read(c, "/v1/test/7/events", until=lambda g: len(g) == 2)
         assert [(m["id"], m["kind"]) for m in got] == [(1, "match_found"), (2, "rank_change")]
-        again = read(c, "/v1/players/7/events?last_event_id=1", until=lambda g: len(g) == 1)
+        again = read(c, "/v1/test/7/events?last_event_id=1", until=lambda g: len(g) == 1)
         assert again[0]["id"] == 2
-        assert c.get("/v1/players/7/events?last_event_id=3").status_code == 422
-        doc = c.get("/openapi.json").json()["paths"]["/v1/players/{player_id}/events"]["get"]
+        assert c.get("/v1/test/7/events?last_event_id=3").status_code == 422
+        doc = c.get("/openapi.json").json()["paths"]["/v1/test/{player_id}/events"]["get"]
         assert set(doc["responses"]["200"]["content"]) == {"text/event-stream",
                                                            "application/x-ndjson"}
 

@@ -24,6 +24,8 @@ class Adapter:
     confirm_turns_default: bool = False
     #: Whether a player may resign (a session-level result, not a move).
     supports_resign: bool = False
+    #: Whether the players may agree on a draw (one offers on their turn, the other accepts).
+    supports_draw_offers: bool = False
     #: Allowed numbers of games in a match (TriGolden: 1 or 2, the first player swapping).
     match_lengths: tuple[int, ...] = (1,)
     #: The session clock of the rules' main time + byo-yomi, with its default settings

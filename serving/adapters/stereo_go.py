@@ -2,7 +2,8 @@
 resuming play, the main-time + byo-yomi clock.
 
 * Pass is an ordinary move (``"pass"``); resignation is the engine's (``StereoGo.resign``), so
-  a replay of the session's events gives the resigned state.
+  a replay of the session's events gives the resigned state. Draw by agreement
+  (``rules/ladder.md``): a player offers on their turn, the other accepts or declines.
 * Scoring phase: when a game ends by two passes the session does not end at once: the players
   mark dead chains (any stone of the chain), and the score is final when every human seat
   accepts the marks (AI seats accept any marks). Marks are scored by the engine
@@ -30,6 +31,7 @@ from serving.clocks import ByoYomiConfig
 
 class StereoGoAdapter(Adapter):
     supports_resign = True
+    supports_draw_offers = True
     byo_yomi_default = ByoYomiConfig(main_time=600.0, periods=3, period_seconds=30.0)
 
     def resign(self, game: Game, state: Any, player: int) -> Any:

@@ -8,6 +8,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from serving.ai import AIEngine
+from serving.ladder.service import Ladder
 from serving.sessions.manager import SessionManager
 from serving.settings import Settings
 
@@ -24,7 +25,14 @@ def get_manager(request: Request) -> SessionManager:
     return request.app.state.sessions
 
 
-_bearer = HTTPBearer(auto_error=False, description="owner token or a seat token")
+def get_ladder(request: Request) -> Ladder:
+    return request.app.state.ladder
+
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="a session's owner or seat token, or a ladder player's token",
+)
 
 
 def get_token(
@@ -36,4 +44,5 @@ def get_token(
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 AIDep = Annotated[AIEngine, Depends(get_ai)]
 ManagerDep = Annotated[SessionManager, Depends(get_manager)]
+LadderDep = Annotated[Ladder, Depends(get_ladder)]
 TokenDep = Annotated[str | None, Depends(get_token)]

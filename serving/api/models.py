@@ -271,7 +271,14 @@ class SessionPublic(BaseModel):
         description="scoring phase (Go): the dead-stone marks, who accepted them, and the "
         "chains the server proposes as dead (a heuristic; they count only once marked)"
     )
+    draw_offer: dict[str, Any] | None = Field(
+        None, description="the draw offer of this turn: by, to, status (open or declined)"
+    )
     result: dict[str, Any] | None
+    ladder: dict[str, Any] | None = Field(
+        None, description="a ladder game: its id, kind (rated or friendly), the players by "
+        "colour, handicap; once over, the outcome (void, or results, points and ranks)"
+    )
     ai_thinking: bool
     ai_error: str | None
     created: float

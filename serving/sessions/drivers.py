@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from serving.clocks import Clock
 from serving.leases import Leases
+from serving.periodic import Periodic
 
 log = logging.getLogger("qizero.serving")
 
@@ -106,23 +107,21 @@ class Driver:
         self.poll_seconds = poll_seconds
         self.batch = batch
         self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
+        self._threads = [
+            Periodic("qizero-leases", holder.leases.ttl / 3, holder.renew),
+            Periodic("qizero-driver", poll_seconds, self.take_up),
+        ]
 
     def start(self) -> None:
         """Take up what waits now (sessions left by a previous run), then keep going."""
         self.take_up()
-        for name, seconds, job in (
-            ("qizero-leases", self.holder.leases.ttl / 3, self.holder.renew),
-            ("qizero-driver", self.poll_seconds, self.take_up),
-        ):
-            t = threading.Thread(target=self._every, args=(seconds, job), name=name, daemon=True)
+        for t in self._threads:
             t.start()
-            self._threads.append(t)
 
     def close(self) -> None:
         self._stop.set()
         for t in self._threads:
-            t.join(timeout=10)
+            t.close()
         try:
             self.holder.close()
         except Exception:  # noqa: BLE001  they expire by themselves
@@ -142,10 +141,3 @@ class Driver:
             finally:
                 self.holder.drop(sid)
         return taken
-
-    def _every(self, seconds: float, job: Callable[[], object]) -> None:
-        while not self._stop.wait(seconds):
-            try:
-                job()
-            except Exception:  # noqa: BLE001  keep going through a passing database error
-                log.exception("%s failed", threading.current_thread().name)

@@ -1,6 +1,6 @@
-"""Session operations that exist only where a game's adapter offers them: resignation
-(Stereo Go), arbitration (TriGolden ``standard``) and Go's scoring phase (marking dead chains,
-accepting the score, resuming play).
+"""Session operations that exist only where a game's adapter offers them: resignation and
+draw offers (Stereo Go), arbitration (TriGolden ``standard``) and Go's scoring phase (marking
+dead chains, accepting the score, resuming play).
 
 The game-specific work is the adapter's (:mod:`serving.adapters`); here is what the session
 does around it: who may ask, what is recorded, how the session ends. Each operation works on a
@@ -13,7 +13,7 @@ from envs.core import IllegalMove
 from serving.errors import BadInput, Conflict, NotFound
 from serving.sessions.context import Ctx
 from serving.sessions.machine import push, require_playing
-from serving.sessions.results import finalize_score, finish
+from serving.sessions.results import draw, finalize_score, finish
 from serving.sessions.tokens import authorize, token_seat
 
 
@@ -34,6 +34,55 @@ def resign(ctx: Ctx, token: str | None, seat: str | None) -> None:
         ctx.data.pending = []
         event = {"t": "resign", "seat": who, "player": player}
         push(ctx, event, new_state, ctx.now, reason="resignation")
+
+
+def _acting_seat(ctx: Ctx, token: str | None, seat: str) -> str:
+    """The seat ``token`` acts as: its own seat for a seat token, ``seat`` for the owner token
+    (401 for none or an unknown one)."""
+    own = token_seat(ctx.data, token)
+    if own is not None:
+        return own
+    authorize(ctx.data, token, seat)
+    return seat
+
+
+def offer_draw(ctx: Ctx, token: str | None) -> None:
+    """The side to move offers a draw; it stands until the other side answers or an event
+    (a move, a time-out) changes the position. One offer a turn: a declined one stays shown
+    until the next event."""
+    if not ctx.adapter.supports_draw_offers:
+        raise Conflict(f"{ctx.data.game} has no draw by agreement in its rules")
+    require_playing(ctx)
+    seat = ctx.seat_to_play(ctx.state)
+    assert seat is not None  # a playing session's game is not over
+    if _acting_seat(ctx, token, seat) != seat:
+        raise Conflict(f"a draw is offered on your own turn; {seat!r} is to move")
+    other = next(s for s in ctx.names if s != seat)
+    if ctx.data.seats[other]["type"] == "ai":
+        raise Conflict(f"seat {other!r} is played by the AI, which does not agree to draws")
+    offer = ctx.data.extras.get("draw_offer")
+    if offer is not None:
+        raise Conflict(f"a draw offer was {offer['status']} this turn; offer again after a move")
+    ctx.data.extras["draw_offer"] = {"by": seat, "to": other, "status": "open",
+                                     "at": ctx.now, "move": len(ctx.data.events)}
+
+
+def answer_draw(ctx: Ctx, token: str | None, accept: bool) -> None:
+    """The other side accepts the standing draw offer (the game ends drawn, reason
+    ``agreement``) or declines it (play goes on)."""
+    require_playing(ctx)
+    offer = ctx.data.extras.get("draw_offer")
+    if offer is None or offer["status"] != "open":
+        raise Conflict("no draw offer stands")
+    if _acting_seat(ctx, token, offer["to"]) != offer["to"]:
+        raise Conflict(f"the offer is {offer['to']!r}'s to answer")
+    if not accept:
+        offer["status"] = "declined"
+        return
+    ctx.data.extras.pop("draw_offer")
+    ctx.data.events.append({"t": "draw", "offered_by": offer["by"], "accepted_by": offer["to"],
+                            "at": ctx.now})
+    draw(ctx, "agreement")
 
 
 def arbitration(ctx: Ctx, token: str | None) -> None:

@@ -3,9 +3,9 @@ committed event and settling what follows it (the clock's hand-over, the end of 
 next game of a match, Go's scoring phase).
 
 A session is stored as its events (moves, time-outs, resignation, resumption of play, loss on
-time) per game of its match; the state of the game in progress is their replay through the
-rules, so the rules stay the one source of truth. Everything a game does beyond the protocol
-is asked of its adapter (:mod:`serving.adapters`).
+time, a draw by agreement) per game of its match; the state of the game in progress is their
+replay through the rules, so the rules stay the one source of truth. Everything a game does
+beyond the protocol is asked of its adapter (:mod:`serving.adapters`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def replay_event(game: Game, adapter: Adapter, state: Any, ev: dict[str, Any], i
         return adapter.resign(game, state, ev["player"])
     if ev["t"] == "resume":
         return adapter.resume(game, state)
-    if ev["t"] == "time_loss":
+    if ev["t"] in ("time_loss", "draw"):
         return state  # the session records the result; the position stays as it was
     raise ValueError(f"unknown stored event {ev!r}")
 
@@ -50,6 +50,7 @@ def push(
     data = ctx.data
     before = ctx.seat_to_play(ctx.state)
     data.events.append(event)
+    data.extras.pop("draw_offer", None)  # an offer is for the position it was made in
     ctx.state = new_state
     after = ctx.seat_to_play(new_state)
     clock = time_control(data)

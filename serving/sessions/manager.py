@@ -178,7 +178,13 @@ class SessionManager:
             log.exception("cannot publish %s for session %s", kind, sid)
 
     # ================================================================ operations
-    def create(
+    def create(self, *args: Any, **kwargs: Any) -> tuple[Ctx, str, dict[str, str]]:
+        """A new session, stored; it takes what :meth:`prepare` takes."""
+        data, owner, seat_tokens = self.prepare(*args, **kwargs)
+        self.repo.insert(data)
+        return self.started(data.id), owner, seat_tokens
+
+    def prepare(
         self,
         game_id: str,
         config: dict[str, Any],
@@ -187,10 +193,12 @@ class SessionManager:
         confirm_turns: bool | None = None,
         match_games: int = 1,
         clock: dict[str, Any] | None | str = "default",
-    ) -> tuple[Ctx, str, dict[str, str]]:
-        """A new session. ``turn_seconds`` and ``clock`` (main time + byo-yomi:
-        ``{"main_time", "periods", "period_seconds"}``, missing fields from the game's
-        default) are the two kinds of timer; ``"default"`` takes the game's, None none."""
+    ) -> tuple[SessionData, str, dict[str, str]]:
+        """A new session's data, validated, with its owner and seat tokens, not yet stored
+        (:meth:`create` stores it; the ladder stores it in its pairing's transaction).
+        ``turn_seconds`` and ``clock`` (main time + byo-yomi: ``{"main_time", "periods",
+        "period_seconds"}``, missing fields from the game's default) are the two kinds of
+        timer; ``"default"`` takes the game's, None none."""
         game = build_game(game_id, config)
         adapter = get_adapter(game_id)
         names = game.spec.player_names
@@ -236,10 +244,14 @@ class SessionManager:
         )
         if byo_yomi is not None:
             ByoYomi.install(data, byo_yomi, list(names))
-        self.repo.insert(data)
-        ctx = self.repo.context(self.repo.load(data.id))
+        self.repo.plan(data)
+        return data, owner, seat_tokens
+
+    def started(self, sid: str) -> Ctx:
+        """A session just stored: loaded, its AI seat set thinking if it is to move."""
+        ctx = self.repo.context(self.repo.load(sid))
         self.ai_seats.kick_if_ai(ctx)
-        return ctx, owner, seat_tokens
+        return ctx
 
     def move(self, sid: str, token: str | None, move: str | dict[str, Any], version: int) -> Ctx:
         max_chars = self.settings.max_move_chars
@@ -276,3 +288,11 @@ class SessionManager:
     def resume(self, sid: str, token: str | None, version: int) -> Ctx:
         """Resume play in the scoring phase (Go)."""
         return self._write(sid, version, lambda ctx: extras.resume(ctx, token))
+
+    def offer_draw(self, sid: str, token: str | None, version: int) -> Ctx:
+        """The side to move offers a draw (Stereo Go)."""
+        return self._write(sid, version, lambda ctx: extras.offer_draw(ctx, token))
+
+    def answer_draw(self, sid: str, token: str | None, accept: bool, version: int) -> Ctx:
+        """The other side accepts or declines the standing draw offer."""
+        return self._write(sid, version, lambda ctx: extras.answer_draw(ctx, token, accept))

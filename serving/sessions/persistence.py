@@ -92,8 +92,13 @@ class SessionRepository:
         self.clock = clock
         self.cache = StateCache()
 
-    def insert(self, data: SessionData) -> None:
+    def plan(self, data: SessionData) -> None:
+        """Set what a new session waits for, before it is stored (by :meth:`insert` or in a
+        transaction of the caller's: the ladder's pairing)."""
         data.ai_turn, data.deadline = schedule(self._rebuild(data))
+
+    def insert(self, data: SessionData) -> None:
+        self.plan(data)
         self.store.insert(data)
 
     def load(self, sid: str) -> SessionData:

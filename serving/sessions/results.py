@@ -1,5 +1,5 @@
 """How games and sessions end: results keyed by seat, match totals, a loss (resignation, time,
-arbitration) and the agreed score of Go's scoring phase.
+arbitration), a draw by agreement and the agreed score of Go's scoring phase.
 
 Every finished game appends its result to ``extras["game_results"]`` and a finished session
 gets ``result`` here, so whatever consumes results (a ranking, statistics) has one source.
@@ -55,6 +55,16 @@ def finish(ctx: Ctx, loser: str, reason: str) -> None:
         "winner": others[0] if len(others) == 1 else None,
         "loser": loser,
     }
+    ctx.data.extras.setdefault("game_results", []).append(res)
+    ctx.data.pending = []
+    ctx.data.status = "over"
+    ctx.data.turn_started = None
+    ctx.data.result = final_result(ctx)
+
+
+def draw(ctx: Ctx, reason: str) -> None:
+    """End the session drawn (a draw by agreement): no winner, every seat's return 0."""
+    res = {"reason": reason, "returns": dict.fromkeys(ctx.names, 0.0), "winner": None}
     ctx.data.extras.setdefault("game_results", []).append(res)
     ctx.data.pending = []
     ctx.data.status = "over"

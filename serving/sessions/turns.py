@@ -78,6 +78,9 @@ def set_seat(
         raise NotFound(f"no seat {seat!r}; seats: {list(ctx.data.seats)}")
     require_playing(ctx)
     authorize(ctx.data, token, seat)
+    owner = ctx.data.seats[seat].get("player")
+    if owner is not None:  # a ladder game: nobody hands a rated seat to an AI
+        raise Conflict(f"seat {seat!r} belongs to ladder player {owner!r}; it cannot change")
     ctx.data.seats[seat] = seat_config(ai, ctx.game, {"type": kind, "level": level})
     if kind == "ai" and ctx.seat_to_play(ctx.state) == seat:
         ctx.data.pending = []  # the AI plays its turn from the committed position

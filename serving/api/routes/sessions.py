@@ -1,9 +1,9 @@
-"""Game sessions: create, read, follow live, move, confirm/cancel, seats, resign, Go's scoring
-phase."""
+"""Game sessions: create, read, follow live, move, confirm/cancel, seats, resign, draw offers,
+Go's scoring phase."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Response, status
 from starlette.concurrency import run_in_threadpool
@@ -82,9 +82,10 @@ The session live, as server-sent events (`text/event-stream`), or NDJSON with
   `game`, `index` and their fields), `clock` (at every move and time-out: running seat,
   deadline, main time and byo-yomi left), `pending` (provisional moves), `seat` (a seat handed
   over or its level changed), `ai_thinking`, `ai_error`, `scoring` (Go's scoring phase),
-  `game_end`, `game_start` (matches), `end` (the result; the stream then ends). Other kinds may
-  appear (one per new session feature, e.g. draw offers): read `kind`, skip what you do not
-  know. Every event's `data` has the session `version` it produced.
+  `game_end`, `game_start` (matches), `draw_offer` (Stereo Go: the offer of this turn, or
+  null once a move clears it), `draw` (a draw agreed), `end` (the result; the stream then
+  ends). Other kinds may appear (one per new session feature): read `kind`, skip what you do
+  not know. Every event's `data` has the session `version` it produced.
 * Reconnect with `Last-Event-ID` (or `?last_event_id=`) to resume exactly after that event;
   `0` replays the session's events from the first. Keep-alive every 15 s; 204 once the session
   is over and everything was read.
@@ -176,3 +177,37 @@ def resume(session_id: str, body: ResumeCreate, token: TokenDep, manager: Manage
              summary="resign (where the game's rules have it)")
 def resign(session_id: str, body: ResignCreate, token: TokenDep, manager: ManagerDep) -> Any:
     return manager.view(manager.resign(session_id, token, body.seat, body.version))
+
+
+@router.post(
+    "/{session_id}/draw/offer",
+    response_model=SessionPublic,
+    responses={**_WRITE, 409: {"description": "not your turn, an offer already made this turn, "
+                                              "an AI opponent, stale version, session over"}},
+    summary="offer a draw on your turn (Stereo Go)",
+    description="The offer stands (`draw_offer` in the session) until the opponent accepts "
+    "or declines it, or the next move or time-out. One offer a turn. AI levels do not agree "
+    "to draws. On the ladder a draw agreed before move 15 is not rated and leaves no record.",
+)
+def offer_draw(session_id: str, body: VersionBase, token: TokenDep, manager: ManagerDep) -> Any:
+    return manager.view(manager.offer_draw(session_id, token, body.version))
+
+
+@router.post(
+    "/{session_id}/draw/{answer}",
+    response_model=SessionPublic,
+    responses={**_WRITE, 409: {"description": "no offer stands, it is your own, stale version"}},
+    summary="answer the opponent's draw offer: accept (the game ends drawn) or decline",
+    description="`accept`: the game ends drawn (result reason `agreement`, event `draw`). "
+    "`decline`: play goes on; the offer stays shown as declined until the next move.",
+)
+def answer_draw(
+    session_id: str,
+    answer: Literal["accept", "decline"],
+    body: VersionBase,
+    token: TokenDep,
+    manager: ManagerDep,
+) -> Any:
+    return manager.view(
+        manager.answer_draw(session_id, token, answer == "accept", body.version)
+    )

@@ -1,0 +1,98 @@
+"""The ladder as the service runs it (:class:`Ladder`): its tables, the rating hook on the
+session store, the AI levels as players, the players' operations, the matcher and the
+challenges.
+
+Created by the app's lifespan after the session manager; ``start`` seeds the AI players and
+starts the matching thread, ``close`` stops it.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from serving.clocks import Clock
+from serving.db import SessionStore
+from serving.ladder.ai_players import AILevel, ai_levels, calibrated_points
+from serving.ladder.challenges import Challenges
+from serving.ladder.games import Games
+from serving.ladder.matching import Matcher
+from serving.ladder.players import Players
+from serving.ladder.rating import rate_finished
+from serving.ladder.store import PlayerRow
+from serving.levels import LevelRegistry
+from serving.sessions.manager import SessionManager
+from serving.settings import Settings
+
+log = logging.getLogger("qizero.serving")
+
+
+class Ladder:
+    """Players, queue and matching, rating; one per app."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        sessions: SessionManager,
+        levels: LevelRegistry,
+        settings: Settings,
+        clock: Clock,
+        rng: random.Random | None = None,
+    ) -> None:
+        store.commit_hooks.append(rate_finished)
+        self.store = store
+        self.levels = levels
+        self.clock = clock
+        self.with_ai = settings.ladder_ai_players
+        admin = settings.ladder_admin_token
+        self.players = Players(store, clock, admin.get_secret_value() if admin else None)
+        games = Games(store, sessions, levels, self.ai_players, clock, rng or random.Random())
+        self.matcher = Matcher(games, settings.ladder_ai_wait_seconds,
+                               settings.ladder_match_seconds)
+        self.challenges = Challenges(games)
+        self._seeded: set[str] = set()
+        self._seed_lock = threading.Lock()
+
+    def start(self) -> None:
+        self.ai_players()
+        self.matcher.start()
+
+    def close(self) -> None:
+        self.matcher.close()
+
+    def ai_players(self) -> list[AILevel]:
+        """The AI levels that play on the ladder, each with its player row (new levels get
+        one as soon as their levels.json appears)."""
+        if not self.with_ai:
+            return []
+        found = ai_levels(self.levels)
+        with self._seed_lock:
+            missing = [ai for ai in found if ai.player_id not in self._seeded]
+            if missing:
+                self._seed(missing)
+        return found
+
+    def _seed(self, missing: list[AILevel]) -> None:
+        start = calibrated_points(self.levels.root)
+        with self.store.reader() as s:
+            have = set(s.scalars(select(PlayerRow.id).where(
+                PlayerRow.id.in_([ai.player_id for ai in missing]))))
+        for ai in missing:
+            if ai.player_id not in have:
+                points = start.get(ai.player_id, 0)
+                row = PlayerRow(id=ai.player_id, name=ai.name, kind="ai", token_hash=None,
+                                points=points, rated_games=0, rated_wins=0, rated_losses=0,
+                                rated_draws=0, friendly_games=0, granted=points,
+                                ai_key=ai.key, ai_level=ai.level, ai_options=ai.options,
+                                lock=0, created=self.clock())
+                try:
+                    with self.store.transaction() as s:
+                        s.add(row)
+                except IntegrityError:  # another replica seeded it, or a name clash
+                    log.info("ladder: AI player %s not added (exists or name taken)",
+                             ai.player_id)
+            self._seeded.add(ai.player_id)
