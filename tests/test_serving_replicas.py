@@ -11,6 +11,7 @@ import itertools
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -31,6 +32,7 @@ from serving_helpers import (
 )
 from sqlalchemy import create_engine, select
 
+from serving.events import events
 from serving.leases import LeaseRow
 
 SLOW = "mcts:6000"  # a search of a few seconds: long enough to kill its replica mid-move
@@ -106,10 +108,10 @@ def create(c: RoundRobin, **body: Any) -> dict[str, Any]:
     return r.json()
 
 
-def play_as_south(c: RoundRobin, body: dict[str, Any], seed: int, skip_every: int = 0,
+def play_as_south(c: RoundRobin, body: dict[str, Any], seed: int, skip: tuple[int, ...] = (),
                   timeout: float = 120) -> list[str]:
-    """Play south's turns with random legal moves until the game ends (letting every
-    ``skip_every``-th turn run out); returns the moves the service acknowledged."""
+    """Play south's turns with random legal moves until the game ends (letting the turns
+    numbered in ``skip`` run out); returns the moves the service acknowledged."""
     rng = random.Random(seed)
     sid, token = body["session"]["id"], body["seat_tokens"]["south"]
     acknowledged: list[str] = []
@@ -123,7 +125,7 @@ def play_as_south(c: RoundRobin, body: dict[str, Any], seed: int, skip_every: in
             time.sleep(0.02)
             continue
         turns += 1
-        if skip_every and turns % skip_every == 0:  # let the turn timer run out
+        if turns in skip:  # let the turn timer run out
             wait_for(lambda v=s["version"]: c.get(f"/v1/sessions/{sid}").json()["version"] > v,
                      timeout=30)
             continue
@@ -145,7 +147,7 @@ def test_two_replicas_play_whole_games_and_make_each_ai_move_once(replicas):
     against_ai = [create(c, turn_seconds=t, seats={"north": {"type": "ai", "level": "random"}})
                   for t in (None, 1.0)]
     with ThreadPoolExecutor(len(against_ai)) as pool:
-        acks = list(pool.map(lambda a: play_as_south(c, a[1], seed=a[0], skip_every=3 * a[0]),
+        acks = list(pool.map(lambda a: play_as_south(c, a[1], seed=a[0], skip=(1, 3) * a[0]),
                              enumerate(against_ai)))
     ai_moves = 0
     for body in ai_vs_ai + against_ai:
@@ -162,6 +164,13 @@ def test_two_replicas_play_whole_games_and_make_each_ai_move_once(replicas):
         assert [e["m"] for e in s["events"] if e.get("by") == "human"] == acked
     timed = c.get(f"/v1/sessions/{against_ai[1]['session']['id']}").json()
     assert any(e["t"] == "timeout" for e in timed["events"])  # applied by a replica's poller
+    # The event log has one move event per ply, and as many AI moves as the records.
+    with replicas.engine.connect() as conn:
+        logged = conn.execute(select(events.c.channel, events.c.data)
+                              .where(events.c.kind == "move")).all()
+    plies = Counter((channel, data["game"], data["index"]) for channel, data in logged)
+    assert max(plies.values()) == 1
+    assert sum(data["by"] == "ai" for _, data in logged) == ai_moves
     # Each AI move in the records was committed by exactly one replica, once.
     counts = [replicas.replica(s)["ai_moves"] for s in replicas.servers]
     assert sum(counts) == ai_moves, counts
