@@ -103,7 +103,7 @@ function seatsPanel(session) {
   for (const seat of session.seats) {
     const cfg = view.seats[seat];
     const select = h('select', {
-      class: 'seat-type', dataset: { seat }, disabled: !session.playing,
+      class: 'seat-type', dataset: { seat }, disabled: !session.playing || session.seatsLocked,
       onchange: (ev) => run(() => {
         const v = ev.target.value;
         return v === 'human' ? session.setSeat(seat, 'human') : session.setSeat(seat, 'ai', v);
@@ -246,6 +246,7 @@ export function openGame(root, session, onLeave) {
     board.update();
     side.replaceChildren(
       ...(isTri ? [] : [seatsPanel(session), actionsPanel(session)]),
+      ...(session.extraPanels ? session.extraPanels(run) : []), // js/ladder/session.js
       moveList(session));
   }
 
