@@ -250,3 +250,61 @@ def test_sign_in_elsewhere_friendly_games_and_leaderboard_pages(pages, ladder_se
     page.reload()  # the account stays in this browser
     page.click("#ladder-link")
     page.wait_for_selector("#ladder-name")
+
+
+def test_queue_options_leave_resume_and_accept_a_draw(pages, ladder_server):
+    server, clock = ladder_server
+    page = pages()
+    _open_ladder(page, server)
+    page.fill("#ladder-reg-name", "Erin")
+    page.click("#ladder-register-button")
+    page.wait_for_selector("#ladder-token")
+    erin = page.evaluate("JSON.parse(localStorage.getItem('qizero.ladder.account'))")
+    page.select_option("#ladder-board", "9x9")
+    page.click("#ladder-join")
+    page.wait_for_selector('#ladder-queue-state[data-status="waiting"]')
+    page.click("#ladder-leave")
+    page.wait_for_selector('#ladder-queue-state[data-status="idle"]')
+    assert httpx.get(f"{server}/v1/ladder/queue",
+                     headers=auth(erin["token"])).json()["status"] == "idle"
+
+    frank = _register(server, "Frank")  # waits first: the page's join pairs at once
+    options = {"board": "9x9", "rules": "area", "handicap": True,
+               "clock": {"main_time": 300, "periods": 2, "period_seconds": 20}}
+    r = httpx.post(f"{server}/v1/ladder/queue", headers=auth(frank["token"]), json=options)
+    assert r.json()["status"] == "waiting", r.text
+    page.select_option("#ladder-board", "9x9")
+    page.select_option("#ladder-rules", "area")
+    page.fill("#ladder-main", "300")
+    page.fill("#ladder-periods", "2")
+    page.fill("#ladder-period", "20")
+    page.check("#ladder-handicap")
+    page.click("#ladder-join")
+    page.wait_for_selector("#game-screen:not([hidden]) #ladder-colour")
+    state = httpx.get(f"{server}/v1/ladder/queue", headers=auth(frank["token"])).json()
+    sid = state["game"]["session"]
+    assert state["game"]["options"]["rules"] == "area"
+    assert _view(server, sid)["config"]["board"] == "9x9"
+    page.reload()  # the ladder game comes back, acted in with the account's token
+    page.wait_for_selector("#game-screen:not([hidden]) #ladder-colour")
+    view = _view(server, sid)
+    mine = next(c for c in ("black", "white") if view["seats"][c]["player"] == erin["id"])
+    theirs = "white" if mine == "black" else "black"
+    tokens = {mine: erin["token"], theirs: frank["token"]}
+    view = _play(server, sid, tokens, 15 if mine == "black" else 16, seed=4)  # Frank to move
+    assert view["position"]["to_play"] == theirs and len(view["moves"]) >= 15
+    page.wait_for_selector("#ladder-resign")  # off turn the ladder panel offers resignation
+    assert _act(server, sid, "draw/offer", frank["token"]).status_code == 200
+    page.wait_for_selector("#draw-accept")
+    assert "offers a draw" in page.inner_text("#draw-state")
+    clock.advance(61)
+    page.click("#draw-accept")
+    page.wait_for_selector("#status:has-text('Game over')")
+    result = _view(server, sid)["result"]
+    assert result["reason"] == "agreement" and result["winner"] is None
+    page.wait_for_selector("#ladder-outcome")
+    page.click("#new-game")
+    page.click('[data-tab="profile"]')
+    page.wait_for_selector("#ladder-games")
+    assert page.inner_text("#ladder-record").startswith("0 W / 0 L / 1 D")
+    assert page.locator("#ladder-games tbody tr .result").first.inner_text() == "draw"

@@ -17,8 +17,16 @@ const loading = document.getElementById('loading');
 const ladderEl = document.getElementById('ladder-screen');
 let stopGame = null;
 let inLadderGame = false;
-const ladder = ladderScreen(ladderEl, (id, account) => showGame(id, account.token, account)
-  .catch(showError));
+let ladderGameId = null; // the ladder game shown or being opened (the queue's answer and the
+// event stream's match_found may both ask for it)
+const ladder = ladderScreen(ladderEl, (id, account) => {
+  if (id === ladderGameId) return;
+  ladderGameId = id;
+  showGame(id, account.token, account).catch((err) => {
+    ladderGameId = null;
+    showError(err);
+  });
+});
 
 function leaveGame() {
   if (stopGame) stopGame();
@@ -35,6 +43,7 @@ function showLadder() {
   if (stopGame) stopGame();
   stopGame = null;
   inLadderGame = false;
+  ladderGameId = null;
   forget();
   forgetOffline();
   history.replaceState(null, '', '#ladder');
@@ -46,6 +55,7 @@ function showLadder() {
 }
 
 async function showStart() {
+  ladderGameId = null;
   gameEl.hidden = true;
   ladderEl.hidden = true;
   ladder.hide();
