@@ -131,6 +131,8 @@ def test_register_queue_play_and_see_the_result(pages, ladder_server):
     saved = page.evaluate("JSON.parse(localStorage.getItem('qizero.ladder.account'))")
     assert saved["token"] == token and saved["name"] == "Alice"
     alice = saved
+    page.click("#ladder-token-kept")  # shown once: gone once kept
+    page.wait_for_selector("#ladder-token", state="detached")
 
     page.select_option("#ladder-board", "9x9")
     page.click("#ladder-join")
@@ -149,6 +151,8 @@ def test_register_queue_play_and_see_the_result(pages, ladder_server):
     # match_found on the player's event stream opens the game screen, acting as the player
     page.wait_for_selector("#game-screen:not([hidden]) #ladder-colour")
     assert page.inner_text("#ladder-colour") == f"You play {mine}"
+    assert page.inner_text("#ladder-opponent") == "against Bob (18K, 0 points)"
+    assert page.inner_text("#new-game") == "Back to the ladder"
     assert f"session={sid}&ladder=1" in page.url and token not in page.url
     assert page.locator(".board-svg [data-point]").count() == 81
     assert page.locator("select.seat-type:not([disabled])").count() == 0

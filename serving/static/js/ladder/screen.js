@@ -75,7 +75,9 @@ export function ladderScreen(root, openLadderGame) {
         shownToken ? h('div', { class: 'token-note', id: 'ladder-token-note' },
           h('p', {}, 'Your token (shown once; keep it: with your id it signs you in on '
             + 'another browser, and nobody can give it back to you):'),
-          h('code', { id: 'ladder-token' }, shownToken)) : null,
+          h('code', { id: 'ladder-token' }, shownToken),
+          h('button', { type: 'button', id: 'ladder-token-kept',
+            onclick: () => { shownToken = null; render(); } }, 'I have kept it')) : null,
         h('button', { type: 'button', id: 'ladder-signout', onclick: () => {
           unfollow(); stopWaiting(); forgetAccount(); account = null; shownToken = null; render();
         } }, 'Sign out of this browser'));

@@ -3,6 +3,7 @@
 // their own colour, the seats cannot be handed to an AI, and draws can be offered, accepted or
 // declined (Stereo Go's draw offers, `draw_offer` in the session view).
 
+import { getJSON } from '../api.js';
 import { h } from '../dom.js';
 import { Session } from '../session.js';
 
@@ -14,6 +15,19 @@ export class LadderSession extends Session {
     super(id, account.token);
     this.account = account;
     this.seatsLocked = true; // the game screen disables its seat selectors
+    this.leaveLabel = 'Back to the ladder';
+    this.opponent = null;
+  }
+
+  /** The session, and the opponent's name and rank for the ladder panel. */
+  async load() {
+    await super.load();
+    const seat = this.mySeat;
+    const other = Object.keys(this.view.seats).find((s) => s !== seat);
+    const id = other && this.view.seats[other].player;
+    if (id) {
+      this.opponent = await getJSON(`/v1/players/${encodeURIComponent(id)}`).catch(() => null);
+    }
   }
 
   /** The colour this player plays in the session, or null (watching). */
@@ -37,7 +51,9 @@ export class LadderSession extends Session {
     const ladder = view.ladder || {};
     const out = h('div', { class: 'ladder-panel', id: 'ladder-panel' },
       h('h3', {}, `Ladder game (${ladder.kind || 'rated'})`),
-      h('p', { id: 'ladder-colour' }, me ? `You play ${me}` : 'You are watching'));
+      h('p', { id: 'ladder-colour' }, me ? `You play ${me}` : 'You are watching'),
+      this.opponent ? h('p', { id: 'ladder-opponent' }, `against ${this.opponent.name} `
+        + `(${this.opponent.rank}, ${this.opponent.points} points)`) : null);
     if (ladder.handicap) out.append(h('p', {}, `handicap: ${ladder.handicap}`));
     const offer = view.draw_offer;
     if (me && this.playing && 'draw_offer' in view) {
