@@ -228,6 +228,7 @@ def test_sign_in_elsewhere_friendly_games_and_leaderboard_pages(pages, ladder_se
     page.fill("#ladder-signin-token", "wrong")
     page.click("#ladder-signin-button")
     page.wait_for_selector("#error:not([hidden])")
+    assert "does not know that token" in page.inner_text("#error-text")
     assert page.locator("#ladder-name").count() == 0
     page.fill("#ladder-signin-token", carol["token"])
     page.click("#ladder-signin-button")

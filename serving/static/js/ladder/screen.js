@@ -102,7 +102,12 @@ export function ladderScreen(root, openLadderGame) {
         ev.preventDefault();
         run(async () => {
           const candidate = { id: id.value.trim(), token: token.value.trim() };
-          await api('GET', '/v1/ladder/queue', undefined, candidate.token); // 401 if wrong
+          await api('GET', '/v1/ladder/queue', undefined, candidate.token).catch((err) => {
+            if (err instanceof ApiError && err.status === 401) {
+              throw new Error('Sign-in failed: the server does not know that token.');
+            }
+            throw err;
+          });
           const p = await getJSON(`/v1/players/${encodeURIComponent(candidate.id)}`);
           account = { ...candidate, name: p.name };
           saveAccount(account);
