@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -134,9 +135,14 @@ def test_register_queue_play_and_see_the_result(pages, ladder_server):
     page.click("#ladder-token-kept")  # shown once: gone once kept
     page.wait_for_selector("#ladder-token", state="detached")
 
+    asked: list[str] = []  # the page's queue reads and player-stream opens from now on
+    page.on("request", lambda req: asked.append(urlsplit(req.url).path) if req.method == "GET"
+            and urlsplit(req.url).path in ("/v1/ladder/queue", f"/v1/players/{alice['id']}/events")
+            else None)
     page.select_option("#ladder-board", "9x9")
     page.click("#ladder-join")
     page.wait_for_selector('#ladder-queue-state[data-status="waiting"]')
+    page.wait_for_timeout(1500)  # waiting: the page follows the stream, it does not poll
     state = httpx.get(f"{server}/v1/ladder/queue", headers=auth(token)).json()
     assert state["status"] == "waiting" and state["entry"]["options"]["board"] == "9x9"
 
@@ -155,6 +161,7 @@ def test_register_queue_play_and_see_the_result(pages, ladder_server):
     assert page.inner_text("#new-game") == "Back to the ladder"
     assert f"session={sid}&ladder=1" in page.url and token not in page.url
     assert page.locator(".board-svg [data-point]").count() == 81
+    assert asked == ["/v1/ladder/queue"], asked  # the lobby's one read after joining
     assert page.locator("select.seat-type:not([disabled])").count() == 0
     tokens = {mine: alice["token"], game["colour"]: bob["token"]}
     if mine == "white":
