@@ -15,6 +15,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("envs.solve_cli", "solve a game exactly (Jiugong) and query positions"),
     "serve": ("serving.cli", "run the REST service (suggestions, sessions) on 127.0.0.1:8000"),
+    "db": ("serving.db_cli", "the service's database: upgrade its schema, show its revision"),
     "train": ("training.commands.train", "train an agent by self-play from a YAML config"),
     "arena": ("training.commands.arena", "round robin between players, with Elo ratings"),
     "levels": ("training.commands.levels", "build and calibrate the strength ladder of a game"),

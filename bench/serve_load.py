@@ -18,7 +18,17 @@ exist yet fall back to the service's baseline levels (random, pure MCTS).
 
 Every loop is bounded: each cell stops after ``--requests`` requests or ``--seconds`` seconds.
 
+Replicas (``--urls``, or ``--replicas N --database-url …`` to start N servers on one database):
+the same cells against the first replica alone and against all of them (each client sends each
+request to the next replica, as a load balancer without affinity), alternating one / all so
+both see the same machine load: suggestions of the top level, and *session play* (each client
+plays south against an AI level, polling the session and moving on its turn: creates, reads,
+moves and the AI seats' commits all go through the database). On PostgreSQL ``--pg-stats``
+adds the rows the database wrote per move (pg_stat_database, read after its 1 s flush).
+
 Usage: python bench/serve_load.py [--games jiugong fangqi] [--seconds 6] [--requests 200]
+       python bench/serve_load.py --games jiugong --replicas 2 \
+           --database-url postgresql+psycopg://user@host/db [--clients 32] [--pg-stats]
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import numpy as np
@@ -52,12 +63,15 @@ def free_port() -> int:
 
 class Server:
     def __init__(
-        self, checkpoints: Path, database: Path, batching: bool, workers: int, cache: bool = True
+        self, checkpoints: Path, database: Path | str, batching: bool, workers: int,
+        cache: bool = True,
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        where = (["--database-url", database] if isinstance(database, str)
+                 else ["--database", str(database)])
         cmd = [sys.executable, "-m", "qizero_cli", "serve", "--port", str(self.port),
-               "--database", str(database), "--checkpoints", str(checkpoints),
+               *where, "--checkpoints", str(checkpoints),
                "--workers", str(workers), "--log-level", "warning"]
         if not batching:
             cmd.append("--no-batching")
@@ -133,9 +147,11 @@ def positions(game_id: str, n: int, seed: int) -> list[list[str]]:
     return out
 
 
-def drive(url: str, game_id: str, level: str, clients: int, pool: list[list[str]],
+def drive(url: str | list[str], game_id: str, level: str, clients: int, pool: list[list[str]],
           max_requests: int, seconds: float) -> dict[str, float]:
-    """``clients`` threads asking suggestions until the request or time budget is spent."""
+    """``clients`` threads asking suggestions until the request or time budget is spent
+    (several URLs: each client sends each request to the next one)."""
+    urls = [url] if isinstance(url, str) else url
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
@@ -144,7 +160,7 @@ def drive(url: str, game_id: str, level: str, clients: int, pool: list[list[str]
     stop_at = start + seconds
 
     def client(k: int) -> None:
-        with httpx.Client(base_url=url, timeout=300) as c:
+        with RoundRobin(urls, k) as c:
             while True:
                 with lock:
                     if issued[0] >= max_requests or (time.perf_counter() > stop_at
@@ -162,6 +178,12 @@ def drive(url: str, game_id: str, level: str, clients: int, pool: list[list[str]
                     else:
                         errors[0] += 1
 
+    return _run_clients(client, clients, start, latencies, errors[0])
+
+
+def _run_clients(client: Any, clients: int, start: float, latencies: list[float],
+                 errors: int | list[int], **extra: float) -> dict[str, float]:
+    """Run ``client(k)`` in ``clients`` threads; latency percentiles and requests/s."""
     threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
     for t in threads:
         t.start()
@@ -169,14 +191,208 @@ def drive(url: str, game_id: str, level: str, clients: int, pool: list[list[str]
         t.join()
     wall = time.perf_counter() - start
     lat = np.array(latencies) if latencies else np.array([np.nan])
-    return {"n": len(latencies), "errors": errors[0], "p50": float(np.percentile(lat, 50)),
-            "p99": float(np.percentile(lat, 99)), "rps": len(latencies) / wall}
+    n_err = errors[0] if isinstance(errors, list) else errors
+    return {"n": len(latencies), "errors": n_err, "p50": float(np.percentile(lat, 50)),
+            "p99": float(np.percentile(lat, 99)), "rps": len(latencies) / wall, "wall": wall,
+            **extra}
+
+
+class RoundRobin:
+    """One HTTP connection per replica; each request to the next replica (client ``k``
+    starts at replica ``k``, so the clients spread out from the first request)."""
+
+    def __init__(self, urls: list[str], k: int = 0) -> None:
+        self.clients = [httpx.Client(base_url=u, timeout=300) for u in urls]
+        self.i = k
+
+    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        self.i += 1
+        return self.clients[self.i % len(self.clients)].request(method, path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("POST", path, **kwargs)
+
+    def get(self, path: str) -> httpx.Response:
+        return self.request("GET", path)
+
+    def __enter__(self) -> RoundRobin:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for c in self.clients:
+            c.close()
+
+
+def play(urls: list[str], game_id: str, level: str, clients: int, seconds: float,
+         seed: int) -> dict[str, float]:
+    """``clients`` threads each playing south against an AI level for ``seconds``: read the
+    session, move on south's turn (a random legal move), a new session when one ends. Every
+    request counts (creates, reads, moves); ``moves`` counts the moves made by both sides."""
+    latencies: list[float] = []
+    replies: list[float] = []  # from a move's answer to the AI's reply seen
+    errors = [0]
+    moves = [0]
+    lock = threading.Lock()
+    start = time.perf_counter()
+    stop_at = start + seconds
+
+    def timed(c: RoundRobin, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        t0 = time.perf_counter()
+        r = c.request(method, path, **kwargs)
+        with lock:
+            if r.status_code < 400 or r.status_code == 409:  # 409: the AI moved first
+                latencies.append(time.perf_counter() - t0)
+            else:
+                errors[0] += 1
+        return r
+
+    def client(k: int) -> None:
+        rng = np.random.default_rng(seed + k)
+        south, north = envs.make_game(game_id).spec.player_names[:2]
+        moved_at: float | None = None
+        with RoundRobin(urls, k) as c:
+            session: dict[str, Any] | None = None
+            while time.perf_counter() < stop_at:
+                if session is None:
+                    r = timed(c, "POST", "/v1/sessions", json={
+                        "game": game_id, "turn_seconds": None,
+                        "seats": {north: {"type": "ai", "level": level}}})
+                    if r.status_code != 201:
+                        continue
+                    session, done = r.json(), 0
+                    sid, token = session["session"]["id"], session["seat_tokens"][south]
+                s = timed(c, "GET", f"/v1/sessions/{sid}").json()
+                if s["status"] == "playing" and s["position"]["to_play"] != south:
+                    time.sleep(0.01)
+                    continue
+                if moved_at is not None:
+                    with lock:
+                        replies.append(time.perf_counter() - moved_at)
+                    moved_at = None
+                if s["status"] != "playing":
+                    with lock:
+                        moves[0] += len(s["moves"]) - done
+                    session = None
+                    continue
+                legal = s["position"]["legal_moves"]
+                r = timed(c, "POST", f"/v1/sessions/{sid}/moves",
+                          headers={"Authorization": f"Bearer {token}"},
+                          json={"move": legal[int(rng.integers(len(legal)))],
+                                "version": s["version"]})
+                if r.status_code == 200:
+                    moved_at = time.perf_counter()
+                    with lock:
+                        moves[0] += len(r.json()["moves"]) - done
+                    done = len(r.json()["moves"])
+
+    result = _run_clients(client, clients, start, latencies, errors)
+    result["moves_per_s"] = moves[0] / result["wall"]
+    result["moves"] = moves[0]
+    result["reply_p99"] = float(np.percentile(replies, 99)) if replies else float("nan")
+    result["reply_max"] = max(replies, default=float("nan"))
+    return result
+
+
+def pg_rows_written(url: str) -> tuple[int, int] | None:
+    """Rows inserted, updated and deleted, and transactions committed, in the database so far
+    (PostgreSQL statistics; None elsewhere)."""
+    if not url.startswith("postgresql"):
+        return None
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(text(
+                "SELECT tup_inserted + tup_updated + tup_deleted, xact_commit "
+                "FROM pg_stat_database WHERE datname = current_database()")).one()
+            return int(row[0]), int(row[1])
+    finally:
+        engine.dispose()
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user + system) of these processes and all their descendants (Linux /proc;
+    children still running: a server's search processes)."""
+    table: dict[int, tuple[int, int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            f = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        table[int(stat.parent.name)] = (int(f[1]), int(f[11]) + int(f[12]))
+    family, grew = set(pids), True
+    while grew:
+        kids = {pid for pid, (parent, _) in table.items() if parent in family} - family
+        family |= kids
+        grew = bool(kids)
+    return sum(table[p][1] for p in family if p in table) / os.sysconf("SC_CLK_TCK")
+
+
+def compare_replicas(urls: list[str], games: list[str], clients: int, args: argparse.Namespace,
+                     pools: dict[str, list[list[str]]], database_url: str | None,
+                     pids: list[int]) -> None:
+    """One replica against all of them, same run, cells alternating (2 rounds each).
+    ``pids``: the servers' processes (started here), for their CPU per request."""
+    print(f"\nreplicas: 1 vs {len(urls)} ({', '.join(urls)}), {clients} clients, cells "
+          f"alternate, 2 rounds each")
+    print(f"{'workload':<26} {'replicas':>8} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'moves/s':>8} {'AI reply p99':>12} {'rows/move':>9} {'CPU ms/req':>10}")
+    for g in games:
+        levels = httpx.get(f"{urls[0]}/v1/games/{g}/levels").json()["levels"]
+        low, top = levels[0]["id"], levels[-1]["id"]
+        for u in urls:
+            for lv in (low, top):
+                warm_up(u, g, lv, pools[g])
+                warm_up_sessions(u, g, lv)
+        cells = [(f"{g} suggest {top}", "suggest", top), (f"{g} play vs {low}", "play", low),
+                 (f"{g} play vs {top}", "play", top)]
+        for name, kind, lv in cells:
+            sums: dict[int, list[dict[str, float]]] = {1: [], len(urls): []}
+            for _ in range(2):
+                for n in sums:
+                    before = pg_rows_written(database_url) if args.pg_stats and database_url \
+                        else None
+                    cpu = cpu_seconds(pids) if pids else float("nan")
+                    if kind == "suggest":
+                        r = drive(urls[:n], g, lv, clients, pools[g], args.requests,
+                                  args.seconds)
+                    else:
+                        r = play(urls[:n], g, lv, clients, args.seconds, args.seed)
+                    r["cpu_per_request"] = (cpu_seconds(pids) - cpu) / max(r["n"], 1)
+                    if before is not None and kind == "play":
+                        time.sleep(11)  # idle backends flush their statistics within 10 s
+                        after = pg_rows_written(database_url)
+                        r["rows_per_move"] = (after[0] - before[0]) / max(r["moves"], 1)
+                    sums[n].append(r)
+            for n, rs in sums.items():
+                rps = np.mean([r["rps"] for r in rs])
+                p50 = np.mean([r["p50"] for r in rs])
+                p99 = np.mean([r["p99"] for r in rs])
+                mps = np.mean([r.get("moves_per_s", np.nan) for r in rs])
+                reply = np.mean([r.get("reply_p99", np.nan) for r in rs])
+                rows = np.mean([r.get("rows_per_move", np.nan) for r in rs])
+                cpu_ms = 1000 * np.mean([r["cpu_per_request"] for r in rs])
+                errs = sum(r["errors"] for r in rs)
+                print(f"{name:<26} {n:>8} {rps:>7.1f} {1000 * p50:>8.1f} {1000 * p99:>8.1f} "
+                      f"{mps:>8.1f} {1000 * reply:>12.1f} {rows:>9.2f} {cpu_ms:>10.1f}"
+                      + (f"  errors={errs}" if errs else ""), flush=True)
 
 
 def warm_up(url: str, game_id: str, level: str, pool: list[list[str]]) -> None:
     """One untimed request per level: loads its network (and torch) before measuring."""
     r = httpx.post(f"{url}/v1/games/{game_id}/suggest", timeout=600,
                    json={"moves": pool[0], "level": level, "seed": 0})
+    r.raise_for_status()
+
+
+def warm_up_sessions(url: str, game_id: str, level: str) -> None:
+    """One untimed session with an AI seat of ``level``: the server process loads the level's
+    player when a seat takes it (the searches run in the search processes)."""
+    north = envs.make_game(game_id).spec.player_names[1]
+    r = httpx.post(f"{url}/v1/sessions", timeout=600, json={
+        "game": game_id, "turn_seconds": None,
+        "seats": {north: {"type": "ai", "level": level}}})
     r.raise_for_status()
 
 
@@ -194,7 +410,18 @@ def main() -> None:
     parser.add_argument("--standin-sims", type=int, default=64)
     parser.add_argument("--workers", type=int, default=32, help="server AI worker threads")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--urls", nargs="+", default=None,
+                        help="compare these running replicas (1 vs all) instead")
+    parser.add_argument("--replicas", type=int, default=0,
+                        help="start this many servers on --database-url and compare 1 vs all")
+    parser.add_argument("--database-url", default=None, help="for --replicas (PostgreSQL)")
+    parser.add_argument("--clients", type=int, default=32, help="clients in the replica cells")
+    parser.add_argument("--pg-stats", action="store_true",
+                        help="rows written per move (PostgreSQL statistics)")
     args = parser.parse_args()
+    if args.urls or args.replicas:
+        replicas_main(args)
+        return
     games = args.games or envs.game_ids()
     tmp = Path(tempfile.mkdtemp(prefix="qizero-bench-"))
     shipped = ROOT / "checkpoints"
@@ -264,6 +491,34 @@ def main() -> None:
     if standins:
         print(f"\n* stand-in level (untrained default-size network): {', '.join(sorted(standins))}")
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def replicas_main(args: argparse.Namespace) -> None:
+    """The replica comparison: running replicas (--urls) or N started on one database."""
+    games = args.games or ["jiugong"]
+    pools = {g: positions(g, 64, args.seed) for g in games}
+    servers: list[Server] = []
+    urls = args.urls or []
+    tmp = Path(tempfile.mkdtemp(prefix="qizero-bench-"))
+    try:
+        if not urls:
+            if not args.database_url:
+                raise SystemExit("--replicas needs --database-url (one database for all)")
+            root = tmp / "checkpoints"
+            for g in games:
+                if (ROOT / "checkpoints" / g / "levels.json").is_file():
+                    shutil.copytree(ROOT / "checkpoints" / g, root / g)
+            servers = [Server(root, args.database_url, batching=True, workers=args.workers)
+                       for _ in range(args.replicas)]
+            urls = [s.url for s in servers]
+        print(f"qizero serve replicas: {os.cpu_count()} CPUs, loopback HTTP, cells of "
+              f"{args.seconds:g} s (suggest: <= {args.requests} requests)")
+        compare_replicas(urls, games, args.clients, args, pools, args.database_url,
+                         [s.proc.pid for s in servers])
+    finally:
+        for s in servers:
+            s.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

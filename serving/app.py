@@ -1,7 +1,8 @@
 """The application factory: ``create_app(settings)`` (FastAPI's "bigger applications" layout).
 
-The lifespan opens the database, the level registry and the AI worker pool, resumes every
-unfinished session (AI seats to move, timers) and closes all of it on shutdown; nothing is
+The lifespan opens the database (bringing its schema up to date: :mod:`serving.schema`), the
+level registry and the AI worker pool, takes up the sessions that wait for a driver (AI seats
+to move, timers) and closes all of it on shutdown; nothing is
 loaded at import time. Networks are loaded on first use and then shared. The static web client
 (``serving/static``, docs/web_client.md) is served at ``/`` beside the API routes, without a
 catch-all mount, so every API path answers exactly as it would without it.
@@ -23,6 +24,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from serving import schema
 from serving.ai import AIEngine
 from serving.api.routes import games, health, ladder, players, sessions
 from serving.db import SessionStore
@@ -148,6 +150,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             clock=clock,
         )
         store = SessionStore(settings.resolved_database_url, events)
+        if settings.migrate_on_start:
+            schema.upgrade(store.engine)
         levels = LevelRegistry(settings.checkpoints_root, settings.baseline_levels)
         ai = AIEngine(
             levels,

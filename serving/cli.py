@@ -13,13 +13,28 @@ from pathlib import Path
 GRACEFUL_SHUTDOWN_SECONDS = 3
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+def add_database_arguments(parser: argparse.ArgumentParser) -> None:
+    """--database / --database-url (also read by ``qizero db``)."""
     parser.add_argument("--database", type=Path, default=None,
                         help="SQLite file for sessions (default data/sessions.sqlite3)")
     parser.add_argument("--database-url", default=None,
                         help="SQLAlchemy URL (PostgreSQL); overrides --database")
+
+
+def database_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The settings that --database / --database-url give."""
+    overrides: dict[str, object] = {}
+    if args.database is not None:
+        overrides["database_path"] = args.database
+    if args.database_url:
+        overrides["database_url"] = args.database_url
+    return overrides
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    add_database_arguments(parser)
     parser.add_argument("--checkpoints", type=Path, default=None,
                         help="folder with <game>/levels.json (default: the shipped checkpoints)")
     parser.add_argument("--cors", action="append", default=None, metavar="ORIGIN",
@@ -39,11 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from serving.app import create_app
     from serving.settings import Settings
 
-    overrides: dict[str, object] = {}
-    if args.database is not None:
-        overrides["database_path"] = args.database
-    if args.database_url:
-        overrides["database_url"] = args.database_url
+    overrides = database_overrides(args)
     if args.checkpoints is not None:
         overrides["checkpoints_root"] = args.checkpoints
     if args.cors:

@@ -11,6 +11,11 @@ Other tables (the ranking ladder's, :mod:`serving.ladder.store`) share ``Base``,
 the event log. What must change together with a session's write (a ladder game's rating with
 the result that causes it) is a *commit hook*: it runs inside the compare-and-set's
 transaction, after the session row is written, so both commit or neither does.
+
+Two columns are derived, written with every commit so that pollers find work with one indexed
+query instead of replaying sessions: ``ai_turn`` (an AI seat is to move) and ``deadline`` (when
+the running clock's time is up). The tables are created and changed by the Alembic migrations
+(:mod:`serving.schema`), never by ``create_all``.
 """
 
 from __future__ import annotations
@@ -22,7 +27,18 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Float, Integer, String, create_engine, event, select, update
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Float,
+    Integer,
+    String,
+    create_engine,
+    event,
+    false,
+    select,
+    update,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
@@ -54,6 +70,10 @@ class SessionRow(Base):
     turn_started: Mapped[float | None] = mapped_column(Float, nullable=True)
     created: Mapped[float] = mapped_column(Float)
     updated: Mapped[float] = mapped_column(Float)
+    ai_turn: Mapped[bool] = mapped_column(
+        Boolean, index=True, default=False, server_default=false()
+    )
+    deadline: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
 
 
 @dataclass
@@ -78,6 +98,9 @@ class SessionData:
     turn_started: float | None
     created: float
     updated: float
+    # Derived from the rest at each commit (serving.sessions.persistence): who must act next.
+    ai_turn: bool = False
+    deadline: float | None = None
 
     def copy(self) -> SessionData:
         return copy.deepcopy(self)
@@ -94,6 +117,7 @@ _FIELDS = [f.name for f in fields(SessionData)]
 def _to_data(row: SessionRow) -> SessionData:
     values = {name: copy.deepcopy(getattr(row, name)) for name in _FIELDS}
     values["confirm_turns"] = bool(values["confirm_turns"])
+    values["ai_turn"] = bool(values["ai_turn"])
     return SessionData(**values)
 
 
@@ -127,7 +151,6 @@ class SessionStore:
         self.engine: Engine = create_engine(url, **kwargs)
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        Base.metadata.create_all(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.events = events(self.engine)
         self.events.attach(self._sessions)
@@ -188,12 +211,23 @@ class SessionStore:
                 )
             return True
 
-    def active_ids(self, timed_only: bool = False) -> list[str]:
-        q = select(SessionRow.id).where(SessionRow.status != "over")
-        if timed_only:  # a clock runs (turn timer or byo-yomi): serving.clocks
-            q = q.where(SessionRow.turn_started.is_not(None))
+    def set_schedule(self, sid: str, version: int, ai_turn: bool, deadline: float | None) -> None:
+        """Correct the derived columns of version ``version`` (rows written before they
+        existed carry a guess); no new version, nothing else changes."""
+        with self._sessions.begin() as s:
+            s.execute(
+                update(SessionRow)
+                .where(SessionRow.id == sid, SessionRow.version == version)
+                .values(ai_turn=ai_turn, deadline=deadline)
+            )
+
+    def ai_turn(self, sid: str) -> tuple[int, bool] | None:
+        """The version and whether an AI seat is to move, without loading the session."""
         with self._sessions() as s:
-            return list(s.scalars(q))
+            row = s.execute(
+                select(SessionRow.version, SessionRow.ai_turn).where(SessionRow.id == sid)
+            ).first()
+            return (row.version, bool(row.ai_turn)) if row is not None else None
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -15,12 +15,11 @@ order, e.g. sorted, so that two of them cannot deadlock on PostgreSQL.)
 
 Wake-ups: a stream waits on :class:`Wakeups` rather than polling the table. A commit of this
 process wakes the channel's subscribers at once (``after_commit`` on the sessions that
-:meth:`EventLog.attach` watches). Commits of other processes or replicas are found by
-:meth:`EventLog.poll_heads`, one query every ``poll_seconds`` over the channels that have
-subscribers. That method is the one place where PostgreSQL LISTEN/NOTIFY plugs in (issue 25):
-:func:`publish` would add ``pg_notify('qizero_events', channel)`` to its transaction (PostgreSQL
-delivers it at commit, never for a rolled-back one) and a listening connection would call
-:meth:`Wakeups.notify` where the poll does now; the poll can stay as a slow safety net.
+:meth:`EventLog.attach` watches). On PostgreSQL, commits of other processes or replicas wake
+them at once too: every attached transaction that published queues a ``NOTIFY`` before it
+commits, and each process listens (:mod:`serving.pg_listen`). Everywhere, and as the fallback
+when a notification is missed (a listening connection that broke), :meth:`EventLog.poll_heads`
+looks once every ``poll_seconds`` at the channels that have subscribers.
 
 Retention: a closed channel (a finished session's) keeps its events ``retention_seconds`` after
 it closed, then :meth:`EventLog.trim` deletes them; its row (last id, when it closed) stays, so
@@ -54,6 +53,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
+
+from serving.pg_listen import Listener, notify_at_commit
 
 log = logging.getLogger("qizero.serving")
 
@@ -265,7 +266,6 @@ class EventLog:
         retention_seconds: float = 7 * 86_400.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        metadata.create_all(engine)
         self.engine = engine
         self.poll_seconds = poll_seconds
         self.retention_seconds = retention_seconds
@@ -275,6 +275,9 @@ class EventLog:
         self.attach(self._sessions)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.listener: Listener | None = None
+        if engine.dialect.name == "postgresql":
+            self.listener = Listener(engine.url, self.wakeups.notify, self._poll_quietly)
 
     # ------------------------------------------------------------------ writing
     def attach(self, maker: sessionmaker) -> None:
@@ -282,6 +285,9 @@ class EventLog:
         commits (the session store's, and :meth:`transaction`'s)."""
         event.listen(maker, "after_commit", self._after_commit)
         event.listen(maker, "after_rollback", lambda s: s.info.pop(_PUBLISHED, None))
+        if self.engine.dialect.name == "postgresql":  # other replicas hear of it at commit
+            event.listen(maker, "before_commit",
+                         lambda s: notify_at_commit(s, s.info.get(_PUBLISHED, {})))
 
     def _after_commit(self, session: Session) -> None:
         for channel, eid in session.info.pop(_PUBLISHED, {}).items():
@@ -329,9 +335,8 @@ class EventLog:
             return tx.execute(delete(events).where(events.c.channel.in_(old))).rowcount
 
     def poll_heads(self) -> None:
-        """Wake the watched channels whose last id moved (commits of other processes).
-
-        Issue 25 replaces this poll by LISTEN on PostgreSQL (see the module docstring)."""
+        """Wake the watched channels whose last id moved (commits of other processes that no
+        notification told of: on SQLite, or while a listening connection was down)."""
         watched = self.wakeups.watched()
         names = list(watched)
         c = channels.c
@@ -344,14 +349,25 @@ class EventLog:
                 if last_id > watched[channel]:
                     self.wakeups.notify(channel, int(last_id))
 
+    def _poll_quietly(self) -> None:
+        try:
+            self.poll_heads()
+        except Exception:  # noqa: BLE001  the upkeep thread polls again
+            log.exception("event poll failed")
+
     def start(self) -> None:
-        """Start the thread that polls for other processes' events and trims old ones."""
+        """Start listening (PostgreSQL) and the thread that polls for other processes' events
+        and trims old ones."""
+        if self.listener is not None:
+            self.listener.start()
         self._thread = threading.Thread(target=self._upkeep, name="qizero-events", daemon=True)
         self._thread.start()
 
     def close(self) -> None:
         self._stop.set()
         self.wakeups.close()
+        if self.listener is not None:
+            self.listener.close()
         if self._thread is not None:
             self._thread.join(timeout=5)
 

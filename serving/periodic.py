@@ -1,5 +1,5 @@
-"""A daemon thread that does one job every ``interval`` seconds until it is closed (the
-session timer poller, the ladder's matcher).
+"""A daemon thread that does one job every ``interval`` seconds until it is closed (a replica's
+lease renewal and its poll for sessions to drive, the ladder's matcher).
 
 Why one class: every background job of the service must survive a passing error (a database
 restart, a broken row) and stop promptly on shutdown; here both are done once.

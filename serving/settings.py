@@ -25,6 +25,9 @@ class Settings(BaseSettings):
     # wins over the embedded SQLite file.
     database_url: str | None = None
     database_path: Path = Path("data/sessions.sqlite3")
+    # Run the schema migrations at start (serving.schema); off where `qizero db upgrade` runs
+    # them as a deployment step instead.
+    migrate_on_start: bool = True
 
     checkpoints_root: Path = DEFAULT_CHECKPOINTS
     # Levels offered for a game that has no levels.json yet (uniform random, pure MCTS), so
@@ -52,8 +55,12 @@ class Settings(BaseSettings):
     max_move_chars: int = Field(64, ge=1)
     max_config_options: int = Field(32, ge=0)
 
-    # Timers: how often the server looks for expired turns (seconds).
+    # How often each replica looks for sessions to drive (seconds): clocks whose time is up,
+    # and AI seats to move that no replica holds (serving.sessions.drivers).
     timer_poll_seconds: float = Field(1.0, gt=0)
+    # A replica drives a session's AI seats and clock under a lease of this many seconds,
+    # renewed every third of it; a replica that dies hands its sessions over once it expires.
+    lease_seconds: float = Field(3.0, ge=0.3, le=300)
 
     # Ranking ladder (docs/ladder.md): the administrator's token for membership grants (None:
     # grants are off), how long a queued player waits before an AI level takes the other

@@ -1,14 +1,22 @@
-"""Shared helpers for the service tests (test_serving_*.py): app factory, fake clock, levels."""
+"""Shared helpers for the service tests (test_serving_*.py): app factory, fake clock, levels,
+``qizero serve`` subprocesses, and PostgreSQL schemas of their own."""
 
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 from fastapi.testclient import TestClient
 
@@ -104,3 +112,137 @@ def wait_for(predicate: Any, timeout: float = 20.0, step: float = 0.02) -> Any:
             return value
         time.sleep(step)
     raise AssertionError("condition not reached in time")
+
+
+# ---------------------------------------------------------------------------- event streams
+def parse_sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    """SSE messages as dicts; a keep-alive comment as ``{"keepalive": True}``."""
+    sse_id, data = None, None
+    for line in lines:
+        if line.startswith(":"):
+            yield {"keepalive": True}
+        elif line.startswith("id: "):
+            sse_id = line[4:]
+        elif line.startswith("data: "):
+            data = json.loads(line[6:])
+        elif line == "" and data is not None:
+            assert str(data["id"]) == sse_id if sse_id is not None else data["id"] is None
+            yield data
+            sse_id, data = None, None
+        elif line == "":
+            sse_id = None
+
+
+def read(client, url: str, until: Callable[[list[dict[str, Any]]], bool] = lambda _: False,
+         headers: dict[str, str] | None = None, timeout: float = 20.0) -> list[dict[str, Any]]:
+    """Messages of a stream (keep-alives left out) until ``until`` holds or the stream ends."""
+    got: list[dict[str, Any]] = []
+    end = time.monotonic() + timeout
+    with client.stream("GET", url, headers=headers or {}) as r:
+        assert r.status_code == 200, r.read()
+        assert r.headers["content-type"].startswith("text/event-stream")
+        for msg in parse_sse(r.iter_lines()):
+            assert time.monotonic() < end, f"stream too slow: {got}"
+            if "keepalive" in msg:
+                continue
+            got.append(msg)
+            if until(got):
+                break
+    return got
+
+
+# ---------------------------------------------------------------------------- subprocess servers
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``qizero serve`` in a subprocess on a free loopback port: on the SQLite file
+    ``database``, or on ``database_url`` (PostgreSQL); ``env`` adds QIZERO_* settings."""
+
+    def __init__(
+        self,
+        tmp_path: Path,
+        database: Path | None = None,
+        database_url: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        full_env = dict(os.environ, QIZERO_CHECKPOINTS_ROOT=str(tmp_path / "checkpoints"),
+                        QIZERO_TIMER_POLL_SECONDS="0.2", **(env or {}))
+        where = ["--database-url", database_url] if database_url else ["--database", str(database)]
+        self.log_path = tmp_path / f"server-{self.port}.log"
+        self.log = open(self.log_path, "w")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "qizero_cli", "serve", "--port", str(self.port), *where,
+             "--log-level", "warning"],
+            cwd=ROOT, env=full_env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        self.client = httpx.Client(base_url=self.url, timeout=30)
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if self.client.get("/v1/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"server did not start: {self.log_path.read_text()[-2000:]}")
+            time.sleep(0.1)
+
+    def children(self) -> list[int]:
+        """PIDs of the server's child processes (its search processes), from /proc."""
+        out = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.proc.pid:
+                out.append(int(stat.parent.name))
+        return out
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hooks run."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+        self.client.close()
+        self.log.close()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.client.close()
+        self.log.close()
+
+
+# ---------------------------------------------------------------------------- PostgreSQL
+@contextmanager
+def postgres_schema(url: str) -> Iterator[str]:
+    """A URL whose connections work in a new, empty schema of their own (dropped after), so
+    a test sees only its own tables and rows."""
+    from sqlalchemy import create_engine, text
+
+    name = f"test_{secrets.token_hex(6)}"
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {name}"))
+    sep = "&" if "?" in url else "?"
+    try:
+        yield f"{url}{sep}options=-csearch_path%3D{name}"
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {name} CASCADE"))
+        engine.dispose()

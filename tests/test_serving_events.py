@@ -10,15 +10,23 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from fastapi import APIRouter, Response
 from fastapi.testclient import TestClient
-from serving_helpers import FakeClock, auth, client_for, random_moves, settings_for
+from serving_helpers import (
+    FakeClock,
+    auth,
+    client_for,
+    random_moves,
+    read,
+    settings_for,
+)
 from sqlalchemy import create_engine, text
 
+from serving import schema
 from serving.api.streaming import StreamDep, stream_doc
 from serving.app import create_app
 from serving.events import EventLog, publish
@@ -39,42 +47,6 @@ def move(client, sid, token, mv, version):
                     headers=auth(token))
     assert r.status_code == 200, r.text
     return r.json()
-
-
-def parse_sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
-    """SSE messages as dicts; a keep-alive comment as ``{"keepalive": True}``."""
-    sse_id, data = None, None
-    for line in lines:
-        if line.startswith(":"):
-            yield {"keepalive": True}
-        elif line.startswith("id: "):
-            sse_id = line[4:]
-        elif line.startswith("data: "):
-            data = json.loads(line[6:])
-        elif line == "" and data is not None:
-            assert str(data["id"]) == sse_id if sse_id is not None else data["id"] is None
-            yield data
-            sse_id, data = None, None
-        elif line == "":
-            sse_id = None
-
-
-def read(client, url: str, until: Callable[[list[dict[str, Any]]], bool] = lambda _: False,
-         headers: dict[str, str] | None = None, timeout: float = 20.0) -> list[dict[str, Any]]:
-    """Messages of a stream (keep-alives left out) until ``until`` holds or the stream ends."""
-    got: list[dict[str, Any]] = []
-    end = time.monotonic() + timeout
-    with client.stream("GET", url, headers=headers or {}) as r:
-        assert r.status_code == 200, r.read()
-        assert r.headers["content-type"].startswith("text/event-stream")
-        for msg in parse_sse(r.iter_lines()):
-            assert time.monotonic() < end, f"stream too slow: {got}"
-            if "keepalive" in msg:
-                continue
-            got.append(msg)
-            if until(got):
-                break
-    return got
 
 
 def events_of(msgs: list[dict[str, Any]], kind: str | None = None) -> list[dict[str, Any]]:
@@ -390,8 +362,11 @@ def test_a_three_line_route_streams_any_channel(tmp_path):
 
 # ---------------------------------------------------------------------------- the event log
 def _log(url: str, **kwargs: Any) -> EventLog:
+    """An event log on ``url``, its schema migrated (as the service does at start)."""
     kwargs.setdefault("poll_seconds", 0.02)
-    return EventLog(create_engine(url), **kwargs)
+    engine = create_engine(url)
+    schema.upgrade(engine)
+    return EventLog(engine, **kwargs)
 
 
 def _check_publish_in_transaction(url: str, channel: str) -> None:

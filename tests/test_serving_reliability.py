@@ -4,87 +4,23 @@ PostgreSQL server when one is reachable."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
-import httpx
 import pytest
-from serving_helpers import FakeClock, auth, client_for, settings_for, wait_for
+from serving_helpers import (
+    FakeClock,
+    Server,
+    auth,
+    client_for,
+    settings_for,
+    wait_for,
+)
 
 import envs
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 # ---------------------------------------------------------------------------- SIGKILL
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``qizero serve`` in a subprocess on a free loopback port."""
-
-    def __init__(self, tmp_path: Path, database: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, QIZERO_CHECKPOINTS_ROOT=str(tmp_path / "checkpoints"),
-                   QIZERO_TIMER_POLL_SECONDS="0.2")
-        self.log = open(tmp_path / f"server-{self.port}.log", "w")  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "qizero_cli", "serve", "--port", str(self.port),
-             "--database", str(database), "--log-level", "warning"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        self.client = httpx.Client(base_url=self.url, timeout=30)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if self.client.get("/v1/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server did not start: {(tmp_path / 'server.log')}")
-            time.sleep(0.1)
-
-    def children(self) -> list[int]:
-        """PIDs of the server's child processes (its search processes), from /proc."""
-        out = []
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == self.proc.pid:
-                out.append(int(stat.parent.name))
-        return out
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=30)
-        self.client.close()
-        self.log.close()
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.client.close()
-        self.log.close()
-
-
 def _running(pid: int) -> bool:
     """Whether ``pid`` is a live process (an exited one not yet reaped is a zombie, ``Z``)."""
     try:

@@ -4,10 +4,12 @@ clock, persistence across restarts and conflicting writes."""
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 
 import pytest
-from serving_helpers import FakeClock, auth, client_for, random_moves, wait_for
+from serving_helpers import FakeClock, auth, client_for, random_moves, wait_for, write_levels
 
 import envs
 from envs import make_game
@@ -251,6 +253,27 @@ def test_ai_takes_over_the_seat_to_move_and_the_game_goes_on(client):
         assert r.status_code == 200
     s = wait_for(lambda: (x := get(client, sid))["status"] == "over" and x, timeout=60)
     assert s["result"]["reason"] == "rules"
+
+
+def test_an_ai_seat_that_cannot_move_says_why_until_the_session_changes(tmp_path):
+    levels = [{"id": "random", "label": "random", "player": "random"},
+              {"id": "gone", "label": "soon gone", "player": "random"}]
+    path = write_levels(tmp_path / "checkpoints", "jiugong", levels)
+    with client_for(tmp_path, timer_poll_seconds=0.05) as c:
+        body = create(c, turn_seconds=None, seats={"north": {"type": "ai", "level": "gone"}})
+        sid, owner = body["session"]["id"], body["owner_token"]
+        write_levels(tmp_path / "checkpoints", "jiugong", levels[:1])
+        os.utime(path, ns=(time.time_ns() + 10**9,) * 2)  # the registry re-reads it
+        s = move(c, sid, owner, "a1-a2", 1).json()
+        s = wait_for(lambda: (x := get(c, sid))["ai_error"] and not x["ai_thinking"] and x)
+        assert "gone" in s["ai_error"]
+        time.sleep(0.3)  # the pollers do not try it again and again
+        assert get(c, sid)["version"] == s["version"] == 2
+        r = c.put(f"/v1/sessions/{sid}/seats/north", headers=auth(owner),
+                  json={"type": "ai", "level": "random", "version": s["version"]})
+        assert r.status_code == 200 and r.json()["ai_error"] is None
+        s = wait_for(lambda: len((x := get(c, sid))["moves"]) == 2 and x)
+        assert s["ai_error"] is None and s["events"][1]["by"] == "ai"
 
 
 # ---------------------------------------------------------------------------- confirm / cancel

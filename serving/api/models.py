@@ -176,6 +176,10 @@ class HealthPublic(BaseModel):
     games: list[str]
     database: str
     ai: dict[str, Any]
+    replica: dict[str, Any] = Field(
+        description="this replica as a lease holder: its id, the sessions it drives now "
+        "(leases held) and the AI moves it committed since it started"
+    )
 
 
 # ---------------------------------------------------------------------------- sessions

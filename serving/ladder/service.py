@@ -23,7 +23,7 @@ from serving.ladder.games import Games
 from serving.ladder.matching import Matcher
 from serving.ladder.players import Players
 from serving.ladder.rating import rate_finished
-from serving.ladder.store import PlayerRow, create_tables
+from serving.ladder.store import PlayerRow
 from serving.levels import LevelRegistry
 from serving.sessions.manager import SessionManager
 from serving.settings import Settings
@@ -43,7 +43,6 @@ class Ladder:
         clock: Clock,
         rng: random.Random | None = None,
     ) -> None:
-        create_tables(store)
         store.commit_hooks.append(rate_finished)
         self.store = store
         self.levels = levels

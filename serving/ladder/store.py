@@ -1,5 +1,6 @@
 """The ladder's tables (players, ladder games, the queue, membership grants) beside the
-``sessions`` table: the same ``Base`` and engine (:mod:`serving.db`), SQLite or PostgreSQL.
+``sessions`` table: the same ``Base`` and engine (:mod:`serving.db`), SQLite or PostgreSQL,
+made by the migrations like every table (:mod:`serving.schema`).
 
 Why row locks by touching: the ladder reads a player, decides with the pure rules
 (:mod:`serving.ladder.rules`) and writes the result, and two of those must never interleave
@@ -28,7 +29,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from serving.db import Base, SessionStore
+from serving.db import Base
 
 
 class PlayerRow(Base):
@@ -119,15 +120,6 @@ class ChallengeRow(Base):
     status: Mapped[str] = mapped_column(String(10), index=True)  # open accepted declined ...
     created: Mapped[float] = mapped_column(Float)
     session_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
-
-
-TABLES = [PlayerRow.__table__, LadderGameRow.__table__, QueueRow.__table__, GrantRow.__table__,
-          ChallengeRow.__table__]
-
-
-def create_tables(store: SessionStore) -> None:
-    """Create the ladder's tables if missing (the sessions table is the store's)."""
-    Base.metadata.create_all(store.engine, tables=TABLES)
 
 
 def lock_players(s: Session, ids: Iterable[str]) -> dict[str, PlayerRow]:

@@ -12,7 +12,9 @@ One module per job; imports go downward in this list:
 * :mod:`~serving.sessions.changes`: what a commit changed, as the events of the session's
   channel (the event log: :mod:`serving.events`).
 * :mod:`~serving.sessions.persistence`: loading (replayed, cached) and committing sessions with
-  their events (the SQL: :mod:`serving.db`).
+  their events and what they wait for (the SQL: :mod:`serving.db`).
+* :mod:`~serving.sessions.drivers`: this replica's driver leases (:mod:`serving.leases`) and
+  the poller that takes up sessions nobody drives (due clocks, a dead replica's AI seats).
 * :mod:`~serving.sessions.ai_seats`: the AI seat driver.
 * :mod:`~serving.sessions.turns`: moves, provisional turns, seat changes (every game).
 * :mod:`~serving.sessions.extras`: resignation, arbitration, Go's scoring phase (where the

@@ -1,12 +1,18 @@
 """The AI seat driver: seats of type ``ai`` are played by the server.
 
-After every change the session is kicked: a worker thread of the AI engine's pool looks
-whether an AI seat is to move, searches with its level and commits the move like any other
-write. At most one worker drives a session at a time; a result computed for an older version
-(a level change, a takeover, a time-out meanwhile) loses the compare-and-set and is simply
-searched again from the new position. Errors are kept per session (``ai_error`` in the view),
-never lost. ``ai_thinking`` (a search starts) and ``ai_error`` are told to the session's
-followers as events of their own: they go with no stored change.
+After every change the session is kicked: if this replica holds (or can take) the session's
+lease (:mod:`serving.sessions.drivers`), a worker thread of the AI engine's pool looks whether
+an AI seat is to move, searches with its level and commits the move like any other write; if
+another replica holds it, that one plays. At most one worker of one replica drives a session
+at a time. A result computed for an older version (a level change, a takeover, a time-out
+meanwhile) loses the compare-and-set; the worker then searches again from the new position
+only while the lease is still its replica's, so a replica that lost the session to another
+never adds a move of its own. When a worker is done it gives the lease back and looks once
+more: a change that asked for the AI while the lease was still held here is not missed.
+An AI seat that cannot move records why on its lease (``ai_error`` in the view, on every
+replica) and is tried again when the session changes. ``ai_thinking`` (a search starts) and
+``ai_error`` are told to the session's followers as events of their own: they go with no stored
+change.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from serving.ai import AIEngine
 from serving.clocks import Clock
 from serving.errors import BadInput, NotFound, ServiceError
 from serving.sessions.context import Ctx
+from serving.sessions.drivers import LeaseHolder
 from serving.sessions.machine import push
 from serving.sessions.timeouts import expire
 
@@ -44,10 +51,11 @@ def seat_config(ai: AIEngine, game: Game, seat: dict[str, Any]) -> dict[str, Any
 
 
 class AISeats:
-    """Plays the AI seats of every session, on the AI engine's worker threads.
+    """Plays the AI seats of every session this replica holds, on the AI engine's workers.
 
     ``fresh`` loads a session with its due time-outs committed; ``commit`` is the
     compare-and-set write (:meth:`serving.sessions.persistence.SessionRepository.commit`);
+    ``ai_turn(sid)`` reads the stored (version, AI seat to move) without loading;
     ``notice(session id, kind, data)`` tells the session's followers what the AI does."""
 
     def __init__(
@@ -56,14 +64,18 @@ class AISeats:
         clock: Clock,
         fresh: Callable[[str], Ctx],
         commit: Callable[[Ctx, int], bool],
+        leases: LeaseHolder,
+        ai_turn: Callable[[str], tuple[int, bool] | None],
         notice: Callable[[str, str, dict[str, Any]], None] = lambda *_: None,
     ) -> None:
         self.ai = ai
         self.clock = clock
         self.fresh = fresh
         self.commit = commit
+        self.leases = leases
+        self.ai_turn = ai_turn
         self.notice = notice
-        self.errors: dict[str, str] = {}
+        self.moves = 0  # AI moves this replica committed (/v1/health)
         self._cond = threading.Condition()
         self._inflight: set[str] = set()
         self._again: set[str] = set()
@@ -73,21 +85,13 @@ class AISeats:
         """Start no more searches: kicks are ignored, a worker stops after its current move."""
         self._closed = True
 
-    def seat_to_move(self, ctx: Ctx) -> str | None:
-        """The AI seat to move, if any."""
-        if ctx.data.status != "playing":
-            return None
-        seat = ctx.seat_to_play(ctx.state)
-        if seat is not None and ctx.data.seats[seat]["type"] == "ai":
-            return seat
-        return None
-
     def kick_if_ai(self, ctx: Ctx) -> None:
-        if self.seat_to_move(ctx) is not None:
+        if ctx.ai_seat() is not None:
             self.kick(ctx.data.id)
 
     def kick(self, sid: str) -> None:
-        """Make sure a worker plays the session's AI seats (at most one worker per session)."""
+        """Make sure the session's AI seats are played: here if this replica holds or takes
+        the lease (at most one worker per session), else by the replica that holds it."""
         if self._closed:
             return
         with self._cond:
@@ -96,60 +100,101 @@ class AISeats:
                 return
             self._inflight.add(sid)
         try:
-            self.ai.submit(self._worker, sid)
-        except RuntimeError:  # the pool is shut down: the service is stopping
-            with self._cond:
-                self._inflight.discard(sid)
-                self._cond.notify_all()
+            held = self.leases.hold(sid)
+        except Exception:  # noqa: BLE001  the pollers take the session up
+            log.exception("cannot take the lease of session %s", sid)
+            held = False
+        if held:
+            try:
+                self.ai.submit(self._worker, sid)
+                return
+            except RuntimeError:  # the pool is shut down: the service is stopping
+                self.leases.drop(sid)
+        with self._cond:
+            self._inflight.discard(sid)
+            self._again.discard(sid)
+            self._cond.notify_all()
 
     def thinking(self, sid: str) -> bool:
+        """Whether a worker of this replica is on the session."""
         with self._cond:
             return sid in self._inflight
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
-        """Wait until no AI seat is thinking (tests, benchmarks)."""
+        """Wait until no AI seat is thinking here (tests, benchmarks)."""
         with self._cond:
             return self._cond.wait_for(lambda: not self._inflight, timeout)
 
     def _worker(self, sid: str) -> None:
+        seen: int | None = None
         while True:
-            try:
-                self._play(sid)
-            except ServiceError as exc:
-                self.errors[sid] = exc.message
-                log.warning("AI seat of session %s cannot move: %s", sid, exc.message)
-                self.notice(sid, "ai_error", {"message": exc.message})
-            except Exception as exc:  # noqa: BLE001  reported on the session, never lost
-                self.errors[sid] = f"{type(exc).__name__}: {exc}"
-                log.exception("AI seat of session %s failed", sid)
-                self.notice(sid, "ai_error", {"message": self.errors[sid]})
+            seen = self._play(sid)
             with self._cond:
                 if sid in self._again and not self._closed:
                     self._again.discard(sid)
                     continue
                 self._inflight.discard(sid)
                 self._cond.notify_all()
-                return
+                break
+        self.leases.drop(sid)
+        self._look_again(sid, seen)
 
-    def _play(self, sid: str) -> None:
-        """Play AI turns until a person (or nobody) is to move."""
-        while not self._closed:
-            ctx = self.fresh(sid)
-            seat = self.seat_to_move(ctx)
-            if seat is None:
-                return
-            level = ctx.data.seats[seat]["level"]
-            version = ctx.data.version
-            self.notice(sid, "ai_thinking", {"seat": seat, "level": level, "version": version})
-            suggestion = self.ai.analyse(ctx.game, ctx.state, level, None)
-            ctx.now = self.clock()
-            if expire(ctx):  # the AI's turn ran out while it searched: no move
-                self.commit(ctx, version)
-                continue
-            new_state = ctx.game.apply(ctx.state, suggestion.action)
-            ctx.data.pending = []
-            event = {"t": "move", "m": suggestion.move, "seat": seat, "by": "ai", "level": level}
-            push(ctx, event, new_state, ctx.now)
-            if self.commit(ctx, version):
-                self.errors.pop(sid, None)
-            # on a lost race the loop reloads and thinks again from the new position
+    def _look_again(self, sid: str, seen: int | None) -> None:
+        """After giving the lease back: if the session changed since it was last seen and an
+        AI seat is to move, a kick elsewhere may have found the lease still held here."""
+        if seen is None or self._closed:
+            return
+        try:
+            now = self.ai_turn(sid)
+        except Exception:  # noqa: BLE001  the pollers take the session up
+            log.exception("cannot look at session %s", sid)
+            return
+        if now is not None and now[1] and now[0] != seen:
+            self.kick(sid)
+
+    def _play(self, sid: str) -> int | None:
+        """Play AI turns until a person (or nobody) is to move; returns the version last seen
+        (None: another replica holds the session now)."""
+        version: int | None = None
+        try:
+            while not self._closed:
+                ctx = self.fresh(sid)
+                version = ctx.data.version
+                seat = ctx.ai_seat()
+                if seat is None:
+                    return version
+                level = ctx.data.seats[seat]["level"]
+                self.notice(sid, "ai_thinking", {"seat": seat, "level": level,
+                                                 "version": version})
+                suggestion = self.ai.analyse(ctx.game, ctx.state, level, None)
+                ctx.now = self.clock()
+                if expire(ctx):  # the AI's turn ran out while it searched: no move
+                    self.commit(ctx, version)
+                    continue
+                new_state = ctx.game.apply(ctx.state, suggestion.action)
+                ctx.data.pending = []
+                event = {"t": "move", "m": suggestion.move, "seat": seat, "by": "ai",
+                         "level": level}
+                push(ctx, event, new_state, ctx.now)
+                if self.commit(ctx, version):
+                    with self._cond:
+                        self.moves += 1
+                elif not self.leases.still_ours(sid):
+                    return None  # taken over by another replica: it plays from here
+                # on a lost race the loop reloads and thinks again from the new position
+        except ServiceError as exc:
+            log.warning("AI seat of session %s cannot move: %s", sid, exc.message)
+            self._failed(sid, version, exc.message)
+        except Exception as exc:  # noqa: BLE001  reported on the session, never lost
+            log.exception("AI seat of session %s failed", sid)
+            self._failed(sid, version, f"{type(exc).__name__}: {exc}")
+        return version
+
+    def _failed(self, sid: str, version: int | None, message: str) -> None:
+        self.notice(sid, "ai_error", {"message": message})
+        if version is None:
+            return
+        try:
+            self.leases.leases.fail(sid, version, message)
+        except Exception:  # noqa: BLE001
+            log.exception("cannot record the error of session %s", sid)

@@ -80,6 +80,15 @@ class Ctx:
             return None
         return self.seat_of(self.game.to_play(state))
 
+    def ai_seat(self) -> str | None:
+        """The AI seat to move in a session being played, if any (the server moves for it)."""
+        if self.data.status != "playing":
+            return None
+        seat = self.seat_to_play(self.state)
+        if seat is not None and self.data.seats[seat]["type"] == "ai":
+            return seat
+        return None
+
     def current(self) -> Any:
         """The state with the pending (provisional) moves applied."""
         state = self.state

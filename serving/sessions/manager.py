@@ -1,6 +1,7 @@
 """The session service's entry points (:class:`SessionManager`): one method per route, each
-a single compare-and-set write, and the lifecycle (resuming sessions, the timer poller, the AI
-seats, the live events' snapshots).
+a single compare-and-set write, the lifecycle (this replica's leases and the poller that
+drives sessions nobody drives: resumed sessions, due clocks, a dead replica's AI seats) and
+the live events' snapshots.
 
 A write loads the session with its due time-outs committed, checks the version the client
 last saw (409 if stale), runs one operation (:mod:`~serving.sessions.turns`,
@@ -22,11 +23,13 @@ from serving.catalogue import build_game
 from serving.clocks import ByoYomi, Clock, requested_byo_yomi
 from serving.db import SessionData, SessionStore
 from serving.errors import BadInput, Conflict
+from serving.leases import Leases, new_holder_id
 from serving.sessions import changes, extras, turns
 from serving.sessions.ai_seats import AISeats, seat_config
 from serving.sessions.context import Ctx
+from serving.sessions.drivers import Driver, LeaseHolder
 from serving.sessions.persistence import SessionRepository
-from serving.sessions.timeouts import TimerPoller, expire
+from serving.sessions.timeouts import expire
 from serving.sessions.tokens import hash_token, new_token
 from serving.sessions.view import SharedViews, session_view
 from serving.settings import Settings
@@ -47,23 +50,31 @@ class SessionManager:
         self.repo = SessionRepository(store, clock)
         self.events = store.events
         self.shared_views = SharedViews()
-        self.ai_seats = AISeats(ai, clock, self._fresh, self.repo.commit, self._notice)
-        self.timers = TimerPoller(store, self.refresh, settings.timer_poll_seconds)
+        self.leases = LeaseHolder(
+            Leases(store.engine, new_holder_id(), settings.lease_seconds)
+        )
+        self.ai_seats = AISeats(
+            ai, clock, self._fresh, self.repo.commit, self.leases, store.ai_turn, self._notice
+        )
+        self.driver = Driver(self.leases, self.refresh, clock, settings.timer_poll_seconds)
 
     # ================================================================ lifecycle
     def start(self) -> None:
-        """Resume every unfinished session (AI seats to move, expired timers) and start the
-        timer poller."""
-        for sid in self.store.active_ids():
-            try:
-                self.refresh(sid)
-            except Exception:  # noqa: BLE001  one broken session must not stop the service
-                log.exception("cannot resume session %s", sid)
-        self.timers.start()
+        """Take up the sessions that wait for a driver (AI seats to move, due clocks, left by
+        a previous run or a dead replica) and start the poller."""
+        self.driver.start()
 
     def close(self) -> None:
         self.ai_seats.close()
-        self.timers.close()
+        self.driver.close()
+
+    def replica(self) -> dict[str, Any]:
+        """This replica as a lease holder (``/v1/health``)."""
+        return {
+            "id": self.leases.holder,
+            "leases": len(self.leases.held()),
+            "ai_moves": self.ai_seats.moves,
+        }
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Wait until no AI seat is thinking (tests, benchmarks)."""
@@ -99,7 +110,6 @@ class SessionManager:
                 f"the session changed meanwhile (now version {current.version})",
                 version=current.version,
             )
-        self.ai_seats.errors.pop(sid, None)
         self.ai_seats.kick_if_ai(ctx)
         return ctx
 
@@ -112,8 +122,23 @@ class SessionManager:
         self.ai_seats.kick_if_ai(ctx)
 
     def view(self, ctx: Ctx) -> dict[str, Any]:
-        sid = ctx.data.id
-        return session_view(ctx, self.ai_seats.thinking(sid), self.ai_seats.errors.get(sid))
+        data = ctx.data
+        has_ai = any(s["type"] == "ai" for s in data.seats.values())
+        thinking, error = self._ai_status(data.id, data.version, data.status, has_ai,
+                                          data.ai_turn)
+        return session_view(ctx, thinking, error)
+
+    def _ai_status(
+        self, sid: str, version: int, status: str, has_ai: bool, ai_turn: bool
+    ) -> tuple[bool, str | None]:
+        """``ai_thinking`` and ``ai_error``: read from the session's lease, which every
+        replica sees (only a session being played with an AI seat has one worth reading)."""
+        thinking, error = self.ai_seats.thinking(sid), None
+        if status == "playing" and has_ai:
+            lease = self.leases.leases.state(sid)
+            thinking = thinking or (lease.live and ai_turn)
+            error = lease.error if lease.error_version == version else None
+        return thinking, error
 
     # ================================================================ live events
     def snapshot(self, sid: str) -> tuple[int, dict[str, Any]]:
@@ -131,12 +156,17 @@ class SessionManager:
 
     def current_view(self, sid: str, at_least: int = 0) -> dict[str, Any]:
         """The view as it is now, at version ``at_least`` or later: what a stream sends after a
-        burst of events (the streams of one session share it; never change it)."""
-        seats = self.ai_seats
+        burst of events (the streams of one session share it; never change it). A shared view
+        is reused only while what its AI seats do still matches the lease."""
 
         def usable(view: dict[str, Any]) -> bool:
-            return (view["version"] >= at_least and view["ai_thinking"] == seats.thinking(sid)
-                    and view["ai_error"] == seats.errors.get(sid))
+            if view["version"] < at_least:
+                return False
+            seats, to_play = view["seats"], view["position"]["to_play"]
+            has_ai = any(s["type"] == "ai" for s in seats.values())
+            ai_turn = to_play is not None and seats[to_play]["type"] == "ai"
+            now = self._ai_status(sid, view["version"], view["status"], has_ai, ai_turn)
+            return (view["ai_thinking"], view["ai_error"]) == now
 
         return self.shared_views.get(sid, usable, lambda: self.view(self.get(sid)))
 
@@ -214,6 +244,7 @@ class SessionManager:
         )
         if byo_yomi is not None:
             ByoYomi.install(data, byo_yomi, list(names))
+        self.repo.plan(data)
         return data, owner, seat_tokens
 
     def started(self, sid: str) -> Ctx:

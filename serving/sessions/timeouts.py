@@ -1,4 +1,5 @@
-"""Time-outs: applying every one that is due, and the thread that looks for them.
+"""Time-outs: applying every one that is due (the replica holding a session's lease looks for
+them: :mod:`serving.sessions.drivers`; any request applies those due before it acts).
 
 The time controls themselves (what a turn costs, when time is up) are
 :mod:`serving.clocks`'; here the session applies them: at the deadline either the game's
@@ -10,12 +11,8 @@ restart, on the next request, by the poller) land exactly where they would have.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from envs.core import IllegalMove
 from serving.clocks import time_control
-from serving.db import SessionStore
-from serving.periodic import Periodic
 from serving.sessions.context import Ctx
 from serving.sessions.machine import push
 from serving.sessions.results import finish
@@ -60,19 +57,3 @@ def expire(ctx: Ctx) -> bool:
         if data.status == "playing":
             data.turn_started = due
     return changed
-
-
-class TimerPoller(Periodic):
-    """A thread that, every ``interval`` seconds, refreshes each session whose clock runs, so
-    a time-out lands even when nobody asks for the session."""
-
-    def __init__(
-        self, store: SessionStore, refresh: Callable[[str], None], interval: float
-    ) -> None:
-        super().__init__("qizero-timers", interval, self._poll)
-        self.store = store
-        self.refresh = refresh
-
-    def _poll(self) -> None:
-        for sid in self.store.active_ids(timed_only=True):
-            self.refresh(sid)

@@ -20,4 +20,5 @@ def health(ai: AIDep, manager: ManagerDep) -> dict[str, Any]:
         "games": envs.game_ids(),
         "database": manager.store.engine.dialect.name,
         "ai": ai.stats(),
+        "replica": manager.replica(),
     }
