@@ -103,7 +103,7 @@ function seatsPanel(session) {
   for (const seat of session.seats) {
     const cfg = view.seats[seat];
     const select = h('select', {
-      class: 'seat-type', dataset: { seat }, disabled: !session.playing,
+      class: 'seat-type', dataset: { seat }, disabled: !session.playing || session.seatsLocked,
       onchange: (ev) => run(() => {
         const v = ev.target.value;
         return v === 'human' ? session.setSeat(seat, 'human') : session.setSeat(seat, 'ai', v);
@@ -233,7 +233,8 @@ export function openGame(root, session, onLeave) {
     h('div', { class: 'game-head' },
       h('h2', {}, session.game.name),
       h('span', { class: 'session-id', title: 'session id' }, session.id),
-      h('button', { type: 'button', id: 'new-game', onclick: onLeave }, 'New game')),
+      h('button', { type: 'button', id: 'new-game', onclick: onLeave },
+        session.leaveLabel || 'New game')),
     status, timer,
     h('div', { class: `game-body ${isTri ? 'tri' : 'points'}` },
       h('div', { class: 'board-host' }, board.el, info), side),
@@ -246,6 +247,7 @@ export function openGame(root, session, onLeave) {
     board.update();
     side.replaceChildren(
       ...(isTri ? [] : [seatsPanel(session), actionsPanel(session)]),
+      ...(session.extraPanels ? session.extraPanels(run) : []), // js/ladder/session.js
       moveList(session));
   }
 

@@ -6,23 +6,59 @@ import { openGame } from './game.js';
 import { forgetOffline, OfflineSession, readOffline } from './offline/session.js';
 import { Session } from './session.js';
 import { renderStart } from './start.js';
-import { forget, readSaved, save } from './store.js';
+import { forget, readSaved, save, saveLadder } from './store.js';
+import { readAccount } from './ladder/account.js';
+import { LadderSession } from './ladder/session.js';
+import { ladderScreen } from './ladder/screen.js';
 
 const startEl = document.getElementById('start-screen');
 const gameEl = document.getElementById('game-screen');
 const loading = document.getElementById('loading');
+const ladderEl = document.getElementById('ladder-screen');
 let stopGame = null;
+let inLadderGame = false;
+let ladderGameId = null; // the ladder game shown or being opened (the queue's answer and the
+// event stream's match_found may both ask for it)
+const ladder = ladderScreen(ladderEl, (id, account) => {
+  if (id === ladderGameId) return;
+  ladderGameId = id;
+  showGame(id, account.token, account).catch((err) => {
+    ladderGameId = null;
+    showError(err);
+  });
+});
 
 function leaveGame() {
   if (stopGame) stopGame();
   stopGame = null;
   forget();
   forgetOffline();
-  showStart();
+  if (inLadderGame) showLadder();
+  else showStart();
+}
+
+/** The ladder screen (js/ladder/): account, lobby, profile, leaderboard. */
+function showLadder() {
+  clearError();
+  if (stopGame) stopGame();
+  stopGame = null;
+  inLadderGame = false;
+  ladderGameId = null;
+  forget();
+  forgetOffline();
+  history.replaceState(null, '', '#ladder');
+  startEl.hidden = true;
+  gameEl.hidden = true;
+  loading.hidden = true;
+  ladderEl.hidden = false;
+  ladder.show().catch(showError);
 }
 
 async function showStart() {
+  ladderGameId = null;
   gameEl.hidden = true;
+  ladderEl.hidden = true;
+  ladder.hide();
   startEl.hidden = false;
   loading.hidden = true;
   try {
@@ -39,9 +75,10 @@ async function showStart() {
   }
 }
 
-async function showGame(id, token) {
+/** A server session; ``account`` (a ladder player) for a ladder game, acted in with its token. */
+async function showGame(id, token, account = null) {
   clearError();
-  const session = new Session(id, token);
+  const session = account ? new LadderSession(id, account) : new Session(id, token);
   try {
     await session.load();
   } catch (err) {
@@ -53,8 +90,12 @@ async function showGame(id, token) {
     }
     throw err;
   }
-  save(id, token);
+  if (account) saveLadder(id);
+  else save(id, token);
+  inLadderGame = Boolean(account);
   if (stopGame) stopGame();
+  ladderEl.hidden = true;
+  ladder.hide();
   startEl.hidden = true;
   loading.hidden = true;
   gameEl.hidden = false;
@@ -79,15 +120,27 @@ async function showOffline(saved, manifest = null) {
 installErrorBar();
 document.getElementById('home-link').addEventListener('click', (ev) => {
   ev.preventDefault();
+  inLadderGame = false;
   leaveGame();
 });
+document.getElementById('ladder-link').addEventListener('click', (ev) => {
+  ev.preventDefault();
+  showLadder();
+});
 const saved = readSaved();
+const account = readAccount();
 const offline = saved ? null : readOffline();
 const resumeOffline = () => showOffline(offline).catch((err) => {
   showError(err);
   return showStart();
 });
-const opening = offline ? resumeOffline() : saved ? showGame(saved.id, saved.token) : showStart();
+const resumeSaved = () => {
+  if (!saved.ladder) return showGame(saved.id, saved.token);
+  if (!account) { forget(); return showStart(); }
+  return showGame(saved.id, account.token, account);
+};
+const opening = offline ? resumeOffline() : saved ? resumeSaved()
+  : location.hash === '#ladder' ? Promise.resolve(showLadder()) : showStart();
 opening.catch((err) => {
   loading.hidden = true;
   showError(err);

@@ -8,6 +8,7 @@ function fromHash() {
   const params = new URLSearchParams(location.hash.replace(/^#/, ''));
   const id = params.get('session');
   const token = params.get('token');
+  if (id && params.get('ladder') === '1') return { id, ladder: true }; // the player's token
   return id && token ? { id, token } : null;
 }
 
@@ -18,6 +19,7 @@ export function readSaved() {
   try {
     const saved = JSON.parse(localStorage.getItem(KEY) || 'null');
     if (saved && typeof saved.id === 'string' && typeof saved.token === 'string') return saved;
+    if (saved && typeof saved.id === 'string' && saved.ladder === true) return saved;
   } catch {
     /* unreadable storage: start afresh */
   }
@@ -27,6 +29,13 @@ export function readSaved() {
 export function save(id, token) {
   localStorage.setItem(KEY, JSON.stringify({ id, token }));
   const hash = `#session=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`;
+  if (location.hash !== hash) history.replaceState(null, '', hash);
+}
+
+/** A ladder game: acted in with the player's token (js/ladder/account.js), kept out of the URL. */
+export function saveLadder(id) {
+  localStorage.setItem(KEY, JSON.stringify({ id, ladder: true }));
+  const hash = `#session=${encodeURIComponent(id)}&ladder=1`;
   if (location.hash !== hash) history.replaceState(null, '', hash);
 }
 
