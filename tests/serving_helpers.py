@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -246,3 +247,24 @@ def postgres_schema(url: str) -> Iterator[str]:
         with engine.begin() as conn:
             conn.execute(text(f"DROP SCHEMA {name} CASCADE"))
         engine.dispose()
+
+
+@contextmanager
+def serve_in_thread(app: Any, name: str) -> Iterator[str]:
+    """``app`` served by uvicorn in a thread on a free loopback port: yields its base URL."""
+    import uvicorn
+
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, name=name, daemon=True)
+    thread.start()
+    end = time.monotonic() + 30
+    while not srv.started:
+        if time.monotonic() > end or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)

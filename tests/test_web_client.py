@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import socket
-import threading
-import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from serving_helpers import auth, client_for, settings_for, write_levels
+from serving_helpers import auth, client_for, serve_in_thread, settings_for, write_levels
 
 from serving.app import STATIC_DIR, create_app
 
@@ -114,17 +111,10 @@ def test_static_files_are_package_data():
 
 
 # ============================================================================ in a browser
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
     """The real service (uvicorn in a thread) on a free port, with a temporary database and
     fast TriGolden levels (random is the default, so an AI turn takes no time)."""
-    import uvicorn
 
     tmp = tmp_path_factory.mktemp("web")
     write_levels(tmp / "checkpoints", "trigolden", [
@@ -136,18 +126,8 @@ def server(tmp_path_factory) -> Iterator[str]:
         {"id": "scoring-mcts", "label": "Scoring MCTS", "player": "mcts:2"},
     ], game_options={"scoring": "trigolden"})
     app = create_app(settings_for(tmp, checkpoints_root=tmp / "checkpoints"))
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, name="web-client-server", daemon=True)
-    thread.start()
-    end = time.monotonic() + 30
-    while not srv.started:
-        if time.monotonic() > end or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with serve_in_thread(app, "web-client-server") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -12,16 +12,14 @@ shown as "friendly"; the leaderboard pages.
 from __future__ import annotations
 
 import random
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from serving_helpers import FakeClock, auth, settings_for
-from test_web_client import _free_port, browser  # noqa: F401  (the Chromium fixture)
+from serving_helpers import FakeClock, auth, serve_in_thread, settings_for
+from test_web_client import browser  # noqa: F401  (the Chromium fixture)
 
 from serving.app import create_app
 
@@ -32,7 +30,6 @@ CLOCK = {"main_time": 600, "periods": 3, "period_seconds": 30}  # the page's def
 @pytest.fixture(scope="module")
 def ladder_server(tmp_path_factory) -> Iterator[tuple[str, FakeClock]]:
     """The service with the ladder on a fake clock: the matcher every 50 ms, no AI levels."""
-    import uvicorn
 
     tmp = tmp_path_factory.mktemp("web-ladder")
     clock = FakeClock()
@@ -41,18 +38,8 @@ def ladder_server(tmp_path_factory) -> Iterator[tuple[str, FakeClock]]:
                             timer_poll_seconds=3600, event_keepalive_seconds=0.2,
                             event_poll_seconds=0.05)
     app = create_app(settings, clock=clock)
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, name="web-ladder-server", daemon=True)
-    thread.start()
-    end = time.monotonic() + 30
-    while not srv.started:
-        if time.monotonic() > end or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", clock
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with serve_in_thread(app, "web-ladder-server") as url:
+        yield url, clock
 
 
 def _new_page(browser, server: str, errors: list[str], foreign: list[str]):  # noqa: F811
