@@ -41,6 +41,7 @@ from envs.core import ConfigError, Game, GameSpec, IllegalMove, InvalidState
 from envs.trigolden import observation as obs_mod
 from envs.trigolden.geometry import Candidate
 from envs.trigolden.match_score import match_result
+from envs.trigolden.obligation import ends_the_turn
 from envs.trigolden.pieces import GOLDEN, PieceSet, to_float
 from envs.trigolden.playout import random_playout as fast_playout
 from envs.trigolden.rules import BRACING, DRAFT, STANDARD, TRIGOLDEN, Rules
@@ -359,9 +360,10 @@ class TriGolden(Game[TriGoldenState]):
         target, te, kind, edge, face = self.rules.decode(action)
         board = state.board
         if action in state.options.refused:
-            how = ("this piece ends the turn and" if state.first >= 0 or sum(
-                state.hands[state.to_play]) == 1 or not board.pieces
-                else "every turn that starts with this piece")
+            first = board.pieces[state.first] if state.first >= 0 else None
+            how = ("this piece ends the turn and"
+                   if ends_the_turn(board, state.hands[state.to_play], first)
+                   else "every turn that starts with this piece")
             return (f"obligation: {how} would leave the opponent without a legal complete "
                     f"turn, while other turns keep one")
         if state.hands[state.to_play][kind] == 0:

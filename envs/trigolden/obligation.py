@@ -13,8 +13,10 @@ always that is unnecessary: a placement legal on a board stays legal when a new 
 false only when they are near), and the opponent's scoring contacts only grow. So a few
 *witnesses* (legal complete turns of the opponent on the board before the turn, spread over
 its targets) are found once, and a turn none of whose pieces spoils some witness keeps the
-obligation. Only a turn that spoils every witness is judged exactly (:meth:`Obligation.
-keeps_exactly`): the board after it is built and the opponent's turns searched.
+obligation. A turn that spoils every witness may still leave the opponent an answer on one of
+its own new pieces; only when it does not either is the turn judged exactly
+(:meth:`Obligation.keeps_exactly`): the board after it is built and the opponent's turns
+searched.
 """
 
 from __future__ import annotations
@@ -44,6 +46,18 @@ def has_complete_turn(rules: Rules, board: Board, player: int, hand: tuple[int, 
     return bool(table.far.any()) or any(table.has_partner(i) for i in range(len(cands)))
 
 
+def ends_the_turn(board: Board, hand: tuple[int, ...], first: Placed | None) -> bool:
+    """Whether the piece placed now ends the turn: a second piece, a player's last piece, or
+    the opening."""
+    return first is not None or sum(hand) == 1 or not board.pieces
+
+
+def may_follow(a: Candidate, b: Candidate, hand: tuple[int, ...]) -> bool:
+    """Whether ``b`` can be placed after ``a`` in one turn as far as the pieces go: its kind
+    is still in hand and it stays legal once ``a`` is on the board."""
+    return hand[b.kind] - (a.kind == b.kind) >= 1 and Rules.compatible(a, b)
+
+
 def turns_on_target(group: Sequence[Candidate], hand: tuple[int, ...],
                     limit: int) -> list[tuple[Candidate, ...]]:
     """Up to ``limit`` complete turns made of the legal placements ``group``, all on one
@@ -59,8 +73,7 @@ def turns_on_target(group: Sequence[Candidate], hand: tuple[int, ...],
             continue
         for j in range(i + 1, len(group)):
             b = group[j]
-            if (j not in used and hand[b.kind] - (a.kind == b.kind) >= 1
-                    and b.target_edge != a.target_edge and Rules.compatible(a, b)):
+            if j not in used and b.target_edge != a.target_edge and may_follow(a, b, hand):
                 turns.append((a, b))
                 used.update((i, j))
                 break
@@ -83,9 +96,7 @@ def find_witnesses(rules: Rules, board: Board, player: int, hand: tuple[int, ...
         scoring = [c for group in by_target.values() for c in group if c.sc][:4]
         for a in scoring:
             per_group.append([(a, b) for group in by_target.values() for b in group[:1]
-                              if b.target != a.target
-                              and hand[b.kind] - (a.kind == b.kind) >= 1
-                              and Rules.compatible(a, b)])
+                              if b.target != a.target and may_follow(a, b, hand)])
     out: list[tuple[Candidate, ...]] = []
     depth = 0
     while len(out) < limit and any(depth < len(t) for t in per_group):
@@ -137,9 +148,9 @@ class Obligation:
                 bits.append(1 << w)
         cp = np.array([c.proj for c in cands])
         wp = np.array([p.proj for p in pieces])
-        near = ((cp[:, None, 0::2] <= wp[None, :, 1::2] + EPS)
-                & (wp[None, :, 0::2] <= cp[:, None, 1::2] + EPS)).all(axis=2)
-        for i, k in zip(*np.nonzero(near)):
+        close = ((cp[:, None, 0::2] <= wp[None, :, 1::2] + EPS)
+                 & (wp[None, :, 0::2] <= cp[:, None, 1::2] + EPS)).all(axis=2)
+        for i, k in zip(*np.nonzero(close)):
             if not Rules.compatible(cands[i], pieces[k]):
                 surv[i] &= ~np.uint64(bits[k])
         return surv
@@ -184,8 +195,7 @@ class Obligation:
                 if single:
                     return [(b,)]
                 for a in found:
-                    if (a.target_edge != b.target_edge and hand[b.kind] - (a.kind == b.kind) >= 1
-                            and Rules.compatible(a, b)):
+                    if a.target_edge != b.target_edge and may_follow(a, b, hand):
                         return [(a, b)]
                 found.append(b)
         return []
@@ -210,8 +220,9 @@ class Obligation:
         if pieces:
             # The board after a first piece is shared by all of its second pieces.
             first = pieces[0]
-            board = self._boards.get(first.action) or self._boards.setdefault(
-                first.action, self._after(first, n, board))
+            board = self._boards.get(first.action)
+            if board is None:
+                board = self._boards[first.action] = self._after(first, n, self.board)
             for k, piece in enumerate(pieces[1:], start=1):
                 board = self._after(piece, n + k, board)
         return has_complete_turn(self.rules, board, self.opponent, self.opponent_hand)
@@ -256,8 +267,7 @@ def _obliged(rules: Rules, board: Board, mover: int,
     if rules.variant != STANDARD or not base.legal or sum(opponent_hand) == 0:
         return base
     judge = Obligation(rules, board, mover, opponent_hand)
-    if first is not None or sum(hand) == 1 or not board.pieces:
-        # The turn ends with this piece (a second piece, the last piece, or the opening).
+    if ends_the_turn(board, hand, first):
         cands = list(base.legal.values())
         surv = judge.survivors(cands)
         keep = {c.action: c for c, s in zip(cands, surv) if s or judge.keeps_any([(c,)])}
