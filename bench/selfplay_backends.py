@@ -35,7 +35,7 @@ from training.checkpoint import load_model  # noqa: E402
 from training.config import RunConfig, load_config  # noqa: E402
 from training.learner import selfplay_tasks  # noqa: E402
 from training.networks import build_network  # noqa: E402
-from training.selfplay import Weights  # noqa: E402
+from training.selfplay import Weights, cpu_weights  # noqa: E402
 
 
 def measure(
@@ -74,7 +74,7 @@ def main() -> None:
     else:
         torch.manual_seed(cfg.seed)
         model = build_network(game.spec, cfg.network)
-    weights = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+    weights = cpu_weights(model)
     sp = cfg.selfplay
     print(
         f"{args.config}: {cfg.game.id}, {sp.games_per_iteration} games a round "

@@ -13,8 +13,21 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.core import GYM_IDS, ConfigError, Game, make_game
+from envs.core import GYM_IDS, ConfigError, Game, GameSpec, make_game
 from envs.policies import Policy, named_policy
+
+
+def observation_space(spec: GameSpec) -> spaces.Dict:
+    """The observation space of a game's envs (Gymnasium and PettingZoo): the mover's view and
+    the int8 legal-action mask."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(
+                *spec.observation_range, shape=spec.observation_shape, dtype=np.float32
+            ),
+            "action_mask": spaces.Box(0, 1, shape=(spec.num_actions,), dtype=np.int8),
+        }
+    )
 
 
 class GameEnv(gym.Env):
@@ -87,14 +100,7 @@ class GameEnv(gym.Env):
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.action_space = spaces.Discrete(spec.num_actions)
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    *spec.observation_range, shape=spec.observation_shape, dtype=np.float32
-                ),
-                "action_mask": spaces.Box(0, 1, shape=(spec.num_actions,), dtype=np.int8),
-            }
-        )
+        self.observation_space = observation_space(spec)
         self.state: Any = None
         self._mask = np.zeros(spec.num_actions, dtype=np.int8)
         self._opponent_rng = np.random.default_rng()

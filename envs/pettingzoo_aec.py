@@ -11,7 +11,8 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from envs.core import ConfigError, Game, make_game, require
+from envs.core import ConfigError, Game, IllegalMove, make_game, require
+from envs.gym_env import observation_space
 
 pettingzoo = require("pettingzoo", "pettingzoo")
 from pettingzoo.utils import wrappers  # noqa: E402  (after the check that it is installed)
@@ -85,15 +86,7 @@ class GameAECEnv(pettingzoo.AECEnv):
         self.metadata = {**type(self).metadata, "name": f"qizero_{spec.id}_v0"}
         self.possible_agents = list(spec.player_names)
         self._observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(
-                        *spec.observation_range, shape=spec.observation_shape, dtype=np.float32
-                    ),
-                    "action_mask": spaces.Box(0, 1, shape=(spec.num_actions,), dtype=np.int8),
-                }
-            )
-            for agent in self.possible_agents
+            agent: observation_space(spec) for agent in self.possible_agents
         }
         self._action_spaces = {
             agent: spaces.Discrete(spec.num_actions) for agent in self.possible_agents
@@ -140,17 +133,15 @@ class GameAECEnv(pettingzoo.AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        legal = (
-            action is not None
-            and not isinstance(action, (bool, np.bool_))
-            and isinstance(action, (int, np.integer))
-            and 0 <= int(action) < self.game.spec.num_actions
-            and bool(self.game.legal_mask(self.state)[int(action)])
-        )
-        if not legal and self.illegal_action == "raise":
-            self.game.check_action(self.state, action)  # raises IllegalMove, saying why
+        try:
+            action = self.game.check_action(self.state, action)
+            legal = True
+        except IllegalMove:
+            if self.illegal_action == "raise":
+                raise
+            legal = False
         if legal:
-            self.state = self.game.apply(self.state, int(action))
+            self.state = self.game.apply(self.state, action)
             if self.game.is_terminal(self.state):
                 returns = self.game.returns(self.state)
                 self._end({a: float(returns[i]) for i, a in enumerate(self.possible_agents)})

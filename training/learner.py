@@ -40,7 +40,7 @@ from training.checkpoint import code_commit, read_checkpoint, save_checkpoint
 from training.config import RunConfig, SearchConfig, config_to_dict
 from training.networks import build_network
 from training.replay import ReplayBuffer
-from training.selfplay import SelfPlayTask, Weights, split_games
+from training.selfplay import SelfPlayTask, cpu_weights, split_games
 
 # Purposes for derived seeds.
 _SELFPLAY, _TRAIN, _EVAL, _INIT = 1, 2, 3, 4
@@ -191,20 +191,13 @@ class Learner:
             buffer_path(self.run_dir, old).unlink()
 
     # -------------------------------------------------------------- one iteration
-    def _weights(self) -> Weights:
-        """The current weights as CPU tensors (what self-play and evaluation play with)."""
-        return {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
-
     def _cpu_model(self) -> torch.nn.Module:
         """The network on the CPU for arena games: itself, or a copy when it trains on a GPU."""
         if self.device.type == "cpu":
             return self.model
         model = build_network(self.game.spec, self.cfg.network)
-        model.load_state_dict(self._weights())
+        model.load_state_dict(cpu_weights(self.model))
         return model
-
-    def _selfplay_tasks(self) -> list[SelfPlayTask]:
-        return selfplay_tasks(self.cfg, self.iteration)
 
     def _train(self) -> dict[str, float]:
         t = self.cfg.training
@@ -273,9 +266,9 @@ class Learner:
         return self.elo
 
     def run_iteration(self, backend: SelfPlayBackend) -> IterationStats:
-        previous = self._weights()
+        previous = cpu_weights(self.model)
         t0 = time.perf_counter()
-        batch = backend.play(previous, self._selfplay_tasks())
+        batch = backend.play(previous, selfplay_tasks(self.cfg, self.iteration))
         sp_seconds = time.perf_counter() - t0
         self.buffer.add(batch.obs, batch.mask, batch.policy, batch.value)
         losses = self._train()

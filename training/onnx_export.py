@@ -155,12 +155,12 @@ class OnnxNetwork:
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
     def infer(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if len(observations) == 0:
+            return np.zeros(masks.shape, dtype=np.float32), np.zeros(0, dtype=np.float32)
         feed = {
             "observation": np.ascontiguousarray(observations, dtype=np.float32),
             "action_mask": np.ascontiguousarray(masks, dtype=bool),
         }
-        if len(observations) == 0:
-            return np.zeros(masks.shape, dtype=np.float32), np.zeros(0, dtype=np.float32)
         priors, values = self.session.run(list(OUTPUT_NAMES), feed)
         return priors, values
 

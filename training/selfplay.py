@@ -246,6 +246,11 @@ class SelfPlayTask:
 Weights = dict[str, Any]
 
 
+def cpu_weights(model: Any) -> Weights:
+    """A copy of ``model``'s weights as CPU tensors (what self-play and evaluation play with)."""
+    return {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+
+
 def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
     """Play one task's games (in a worker process, a Ray actor or the caller's process)."""
     import torch
