@@ -87,9 +87,7 @@ class Copy:
 
     entrant: Entrant
     index: int
-    points: int = 0
-    rated_games: int = 0
-    rated_wins: int = 0
+    standing: rules.Standing = rules.Standing(0)
     last_result: str | None = None
     history: list[int] = field(default_factory=list)
 
@@ -142,7 +140,7 @@ def play(black: Entrant, white: Entrant, seed: int) -> tuple[str | None, int]:
 
 
 def measure(found: list[Entrant], per_pair: int, workers: int, seed: int,
-            log: Any) -> dict[tuple[str, str], tuple[int, int]]:
+            log: Any) -> dict[tuple[str, str], tuple[float, int]]:
     """Real games between every pair: ``(a, b) -> (a's wins + half the ties, games)``."""
     rng = random.Random(seed)
     jobs, keys = [], []
@@ -208,33 +206,31 @@ def season(copies: list[Copy], rounds: int, matrix: dict[tuple[str, str], tuple[
     games = 0
     for _ in range(rounds):
         order = rng.sample(copies, len(copies))  # who queued first this round
-        waiting = [rules.Waiting(c.id, rules.rank_of(c.points).index, float(i))
+        waiting = [rules.Waiting(c.id, rules.rank_of(c.standing.points).index, float(i))
                    for i, c in enumerate(order)]
         for a, b in rules.pair_all(waiting):
             ca, cb = by_id[a.player], by_id[b.player]
             black_id, _ = rules.colours(
-                rules.ColourFacts(ca.id, ca.points, ca.last_result),  # type: ignore[arg-type]
-                rules.ColourFacts(cb.id, cb.points, cb.last_result),  # type: ignore[arg-type]
+                rules.ColourFacts(ca.id, ca.standing.points, ca.last_result),  # type: ignore[arg-type]
+                rules.ColourFacts(cb.id, cb.standing.points, cb.last_result),  # type: ignore[arg-type]
                 meetings.get(frozenset((ca.id, cb.id))), rng)
             meetings[frozenset((ca.id, cb.id))] = black_id
             a_wins = rng.random() < win_rate(matrix, ca.entrant.name, cb.entrant.name)
             verdict = rules.classify("score", False, 100, 3600.0,
-                                     rules.rank_gap(ca.points, cb.points))
+                                     rules.rank_gap(ca.standing.points, cb.standing.points))
             for c, won in ((ca, a_wins), (cb, not a_wins)):
                 c.last_result = "win" if won else "loss"
                 if verdict.kind == "rated" and c.entrant.name != anchor:
-                    st = rules.rate(rules.Standing(c.points, c.rated_games, c.rated_wins),
-                                    c.last_result)  # type: ignore[arg-type]
-                    c.points, c.rated_games, c.rated_wins = (st.points, st.rated_games,
-                                                             st.rated_wins)
+                    c.standing = rules.rate(c.standing, c.last_result)  # type: ignore[arg-type]
             games += 1
         for c in copies:
-            c.history.append(c.points)
+            c.history.append(c.standing.points)
     return games
 
 
 def labels(copies: list[Copy]) -> dict[str, dict[str, Any]]:
-    """Per entrant: the median of its copies' final points, its rank, games and wins."""
+    """Per entrant: the median over its copies of their mean points over the last half of
+    the season, its rank, games and wins."""
     out: dict[str, dict[str, Any]] = {}
     for name in dict.fromkeys(c.entrant.name for c in copies):
         mine = [c for c in copies if c.entrant.name == name]
@@ -245,8 +241,8 @@ def labels(copies: list[Copy]) -> dict[str, dict[str, Any]]:
             "points": points,
             "rank": rules.rank_of(points).name,
             "copies": [rules.rank_of(int(x)).name for x in settled],
-            "games": sum(c.rated_games for c in mine),
-            "wins": sum(c.rated_wins for c in mine),
+            "games": sum(c.standing.rated_games for c in mine),
+            "wins": sum(c.standing.rated_wins for c in mine),
         }
     return out
 

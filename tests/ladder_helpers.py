@@ -64,10 +64,14 @@ def pair(client, a: dict[str, Any], b: dict[str, Any], **options: Any) -> dict[s
     assert r.status_code == 201, r.text
     game = r.json()["game"]
     assert r.json()["status"] == "playing" and game is not None
-    session = client.get(f"/v1/sessions/{game['session']}").json()
-    by_id = {a["id"]: a["token"], b["id"]: b["token"]}
-    session["tokens"] = {c: by_id[session["seats"][c]["player"]] for c in ("black", "white")}
-    return session
+    return with_tokens(client.get(f"/v1/sessions/{game['session']}").json(), a, b)
+
+
+def with_tokens(session: dict[str, Any], *players: dict[str, Any]) -> dict[str, Any]:
+    """``session`` with ``tokens``: each seat's player's token, by colour."""
+    by_id = {p["id"]: p["token"] for p in players}
+    return {**session, "tokens": {c: by_id[session["seats"][c]["player"]]
+                                  for c in ("black", "white")}}
 
 
 def play_moves(client, session: dict[str, Any], n: int, seed: int = 0) -> dict[str, Any]:

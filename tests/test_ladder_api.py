@@ -25,6 +25,7 @@ from ladder_helpers import (
     queue_state,
     register,
     stream,
+    with_tokens,
 )
 from serving_helpers import (
     FakeClock,
@@ -380,10 +381,8 @@ def test_a_friendly_game_by_challenge_beside_a_rated_one(client, clock):
     r = answer(client, lin, cid)  # in a rated game already: a friendly one is allowed
     assert r.status_code == 200 and r.json()["status"] == "accepted"
     assert answer(client, lin, cid).status_code == 409  # accepted once
-    s = client.get(f"/v1/sessions/{r.json()['session']}").json()
+    s = with_tokens(client.get(f"/v1/sessions/{r.json()['session']}").json(), lin, strong)
     assert s["ladder"]["kind"] == "friendly"
-    s["tokens"] = {c: (lin if s["seats"][c]["player"] == lin["id"] else strong)["token"]
-                   for c in ("black", "white")}
     s = play_moves(client, s, 10)
     clock.advance(61)
     r = act(client, s, "resign", "black" if s["seats"]["black"]["player"] == strong["id"]
@@ -680,13 +679,8 @@ def test_void_and_friendly_games_are_game_over(client, clock):
     assert got[1]["data"]["kind"] == "void" and "invalid" in got[1]["data"]["why"]
     dan = register(client, "Dan")
     grant(client, dan, 18)  # 1D against 18K: a friendly game by challenge
-    r = client.post("/v1/ladder/challenges", json={"opponent": lin["id"], **NINE},
-                    headers=auth(dan["token"]))
-    cid = r.json()["id"]
-    r = client.post(f"/v1/ladder/challenges/{cid}/accept", headers=auth(lin["token"]))
-    s = client.get(f"/v1/sessions/{r.json()['session']}").json()
-    s["tokens"] = {c: (lin if s["seats"][c]["player"] == lin["id"] else dan)["token"]
-                   for c in ("black", "white")}
+    r = answer(client, lin, challenge(client, dan, lin, **NINE).json()["id"])
+    s = with_tokens(client.get(f"/v1/sessions/{r.json()['session']}").json(), lin, dan)
     s = play_moves(client, s, 10)
     clock.advance(61)
     act(client, s, "resign", "white")

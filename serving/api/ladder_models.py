@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
-from serving.api.models import ClockCreate
+from serving.api.models import ClockCreate, _Request
 
 _PLAYER_EXAMPLE = {
     "id": "q3Zt8KfLm0aB", "name": "Lin", "kind": "human", "rank": "14K", "rank_index": 4,
@@ -36,10 +36,6 @@ def _utf8(text: str) -> str:
 
 
 Text = Annotated[str, AfterValidator(_utf8)]
-
-
-class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 # ---------------------------------------------------------------------------- players

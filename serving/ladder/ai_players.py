@@ -24,11 +24,11 @@ from typing import Any
 from envs.core import options_key
 from serving.catalogue import build_game
 from serving.errors import ServiceError
+from serving.ladder.options import GAME
 from serving.levels import LevelRegistry, baseline_table
 
 log = logging.getLogger("qizero.serving")
 
-GAME = "stereo_go"
 BASELINE = "baseline"  # the key of the baseline levels (no levels.json)
 CALIBRATION_FILE = "ladder.json"
 

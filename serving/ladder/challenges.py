@@ -10,6 +10,7 @@ rank has no AI level within one rank still finds an opponent, in a friendly game
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from typing import Any
 
@@ -63,7 +64,7 @@ class Challenges:
             if players[opponent].kind == "ai":
                 config = self._ai_config(opponent, options)
                 row.status = "accepted"
-                even = GameOptions(options.board, options.rules, options.clock, handicap=False)
+                even = dataclasses.replace(options, handicap=False)  # AI levels: even games
                 row.session_id = self._make(s, players[player_id], players[opponent], even,
                                             config)
             view = challenge_view(row)

@@ -13,15 +13,18 @@ every queue entry and on a thread every ``interval`` seconds.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from sqlalchemy import select
 
 from serving.errors import Conflict, ServiceError
 from serving.ladder import rules
+from serving.ladder.ai_players import AILevel
 from serving.ladder.games import Games
 from serving.ladder.options import GameOptions
 from serving.ladder.store import PlayerRow, QueueRow, active_games, lock_players
@@ -134,12 +137,13 @@ class Matcher:
         """AI levels for the players who waited ``ai_wait`` seconds; the sessions made."""
         with self._pass_lock:
             now = self.clock()
+            due = [w.player for w in self._waiting().values() if now - w.since >= self.ai_wait]
+            ais = self.games.ai_players() if due else []  # once a pass, not once a player
             made = []
-            for w in self._waiting().values():
-                if now - w.since >= self.ai_wait:
-                    sid = self._guarded(self._pair_ai, w.player)
-                    if sid is not None:
-                        made.append(sid)
+            for player_id in due:
+                sid = self._guarded(partial(self._pair_ai, ais=ais), player_id)
+                if sid is not None:
+                    made.append(sid)
         self.games.start(made)
         return made
 
@@ -169,7 +173,7 @@ class Matcher:
             s.delete(qb)
             return self.games.make(s, players[a], players[b], options)
 
-    def _pair_ai(self, player_id: str) -> str | None:
+    def _pair_ai(self, player_id: str, ais: list[AILevel]) -> str | None:
         """Seat the waiting player against the AI level the matching order gives them."""
         with self.store.transaction() as s:
             me = lock_players(s, [player_id]).get(player_id)
@@ -178,7 +182,7 @@ class Matcher:
                 return None
             options = GameOptions.from_json(entry.options)
             playable = {}
-            for ai in self.games.ai_players():
+            for ai in ais:
                 config = self.games.ai_config(ai, options)
                 if config is not None:
                     playable[ai.player_id] = config
@@ -195,7 +199,7 @@ class Matcher:
                 return None
             s.delete(entry)
             # AI levels play even games: they are trained without handicap
-            even = GameOptions(options.board, options.rules, options.clock, handicap=False)
+            even = dataclasses.replace(options, handicap=False)
             return self.games.make(s, me, ais[pick.player], even, playable[pick.player])
 
     @staticmethod

@@ -91,9 +91,7 @@ class Players:
             raise Conflict("names starting with 'AI ' are the AI levels'")
         token = new_token()
         row = PlayerRow(id=secrets.token_urlsafe(9), name=name, kind="human",
-                        token_hash=hash_token(token), points=0, rated_games=0, rated_wins=0,
-                        rated_losses=0, rated_draws=0, friendly_games=0, granted=0, lock=0,
-                        created=self.clock())
+                        token_hash=hash_token(token), created=self.clock())  # counts: 0
         try:
             with self.store.transaction() as s:
                 s.add(row)
@@ -119,13 +117,6 @@ class Players:
         if pid is None:
             raise Unauthorized("unknown player token")
         return pid
-
-    def require(self, player_id: str, token: str | None) -> None:
-        """404 for an unknown player, 401 without a valid token, 403 for another's token."""
-        with self.store.reader() as s:
-            self.load(s, player_id)
-        if self.authenticate(token) != player_id:
-            raise Forbidden(f"this token is not player {player_id!r}'s")
 
     # ------------------------------------------------------------------ reading
     def profile(self, player_id: str, games: int = 20) -> dict[str, Any]:

@@ -31,10 +31,6 @@ class Rank:
     high: int | None
     step: int
 
-    @property
-    def kind(self) -> Literal["kyu", "dan", "super"]:
-        return "kyu" if self.name.endswith("K") else "super" if self.high is None else "dan"
-
 
 def _table() -> tuple[Rank, ...]:
     ranks = [Rank(i, f"{18 - i}K", i * 1_000, (i + 1) * 1_000, 200) for i in range(18)]
@@ -56,7 +52,6 @@ def _table() -> tuple[Rank, ...]:
 
 
 RANKS: tuple[Rank, ...] = _table()
-SUPER_9D = RANKS[-1]
 FIRST_DAN = RANKS[18]
 FIVE_DAN = RANKS[22]
 _BY_NAME = {r.name: r for r in RANKS}

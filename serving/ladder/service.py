@@ -84,11 +84,9 @@ class Ladder:
         for ai in missing:
             if ai.player_id not in have:
                 points = start.get(ai.player_id, 0)
-                row = PlayerRow(id=ai.player_id, name=ai.name, kind="ai", token_hash=None,
-                                points=points, rated_games=0, rated_wins=0, rated_losses=0,
-                                rated_draws=0, friendly_games=0, granted=points,
-                                ai_key=ai.key, ai_level=ai.level, ai_options=ai.options,
-                                lock=0, created=self.clock())
+                row = PlayerRow(id=ai.player_id, name=ai.name, kind="ai", points=points,
+                                granted=points, ai_key=ai.key, ai_level=ai.level,
+                                ai_options=ai.options, created=self.clock())
                 try:
                     with self.store.transaction() as s:
                         s.add(row)
