@@ -36,7 +36,7 @@ import httpx
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve_load import Server  # noqa: E402  (a sibling script: the server subprocess)
+from serve_load import Server, cpu_seconds  # noqa: E402  (a sibling script)
 
 import envs  # noqa: E402
 
@@ -84,12 +84,6 @@ def subscribe(url: str, sid: str, tally: Tally, ready: threading.Semaphore,
                 tally.events += 1
                 tally.latencies.append(arrived - msg["at"])
                 tally.last_version = max(tally.last_version, msg["data"].get("version", 0))
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def play(url: str, subscribers: int, seconds: float, max_moves: int) -> dict[str, float]:
@@ -160,9 +154,9 @@ def main() -> None:
                   "| latency p50 ms | p99 ms | server CPU ms/move |")
             print("| --- | --- | --- | --- | --- | --- | --- | --- |")
             for n in (0, args.subscribers):
-                cpu = cpu_seconds(server.proc.pid)
+                cpu = cpu_seconds([server.proc.pid])
                 res = play(server.url, n, args.seconds, args.moves)
-                cpu = (cpu_seconds(server.proc.pid) - cpu) / max(res["moves"], 1) * 1000
+                cpu = (cpu_seconds([server.proc.pid]) - cpu) / max(res["moves"], 1) * 1000
                 print(f"| {n} | {res['moves']} | {res['moves_per_s']:.0f} | "
                       f"{res['events_per_s']:.0f} | {res['views_per_s']:.0f} | "
                       f"{res['p50_ms']:.1f} | {res['p99_ms']:.1f} | {cpu:.1f} |", flush=True)

@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -54,7 +54,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from serving.periodic import Periodic
 from serving.pg_listen import Listener, notify_at_commit
+
+T = TypeVar("T")
 
 log = logging.getLogger("qizero.serving")
 
@@ -273,8 +276,8 @@ class EventLog:
         self.wakeups = Wakeups()
         self._sessions = sessionmaker(engine)
         self.attach(self._sessions)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._upkeep = Periodic("qizero-events", poll_seconds, self._upkeep_tick)
+        self._next_trim = 0.0
         self.listener: Listener | None = None
         if engine.dialect.name == "postgresql":
             self.listener = Listener(engine.url, self.wakeups.notify, self._poll_quietly)
@@ -325,6 +328,17 @@ class EventLog:
                 _SINCE, {"channel": channel, "after": after, "last": head.last_id, "limit": limit})
             return head, [Event(int(r.id), r.kind, r.data, r.at) for r in rows]
 
+    def snapshot(self, channel: str, read: Callable[[], T]) -> tuple[int, T]:
+        """``read()`` and the id of the last event of ``channel`` it reflects: a stream's first
+        message. The last id is read before and after; if an event came between, ``read()``
+        runs again (a few times; then the events after the id carry what changed)."""
+        for _ in range(5):
+            last = self.head(channel).last_id
+            value = read()
+            if self.head(channel).last_id == last:
+                break
+        return last, value
+
     # ------------------------------------------------------------------ upkeep
     def trim(self, now: float | None = None) -> int:
         """Delete the events of channels closed more than ``retention_seconds`` ago."""
@@ -360,24 +374,16 @@ class EventLog:
         and trims old ones."""
         if self.listener is not None:
             self.listener.start()
-        self._thread = threading.Thread(target=self._upkeep, name="qizero-events", daemon=True)
-        self._thread.start()
+        self._upkeep.start()
 
     def close(self) -> None:
-        self._stop.set()
         self.wakeups.close()
         if self.listener is not None:
             self.listener.close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._upkeep.close()
 
-    def _upkeep(self) -> None:
-        next_trim = 0.0
-        while not self._stop.wait(self.poll_seconds):
-            try:
-                self.poll_heads()
-                if time.monotonic() >= next_trim:
-                    next_trim = time.monotonic() + TRIM_EVERY
-                    self.trim()
-            except Exception:  # noqa: BLE001  keep going through a passing database error
-                log.exception("event log upkeep failed")
+    def _upkeep_tick(self) -> None:
+        self.poll_heads()
+        if time.monotonic() >= self._next_trim:
+            self._next_trim = time.monotonic() + TRIM_EVERY
+            self.trim()

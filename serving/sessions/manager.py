@@ -142,17 +142,8 @@ class SessionManager:
 
     # ================================================================ live events
     def snapshot(self, sid: str) -> tuple[int, dict[str, Any]]:
-        """The view and the id of the last event it reflects: a stream's first message.
-
-        The channel's last id is read before and after the view; if an event came between,
-        again (a few times; then the events after the id carry their ``version``)."""
-        channel = changes.channel(sid)
-        for _ in range(5):
-            last = self.events.head(channel).last_id
-            view = self.view(self.get(sid))
-            if self.events.head(channel).last_id == last:
-                break
-        return last, view
+        """The view and the id of the last event it reflects: a stream's first message."""
+        return self.events.snapshot(changes.channel(sid), lambda: self.view(self.get(sid)))
 
     def current_view(self, sid: str, at_least: int = 0) -> dict[str, Any]:
         """The view as it is now, at version ``at_least`` or later: what a stream sends after a
