@@ -142,13 +142,8 @@ class Players:
     def snapshot(self, player_id: str) -> tuple[int, dict[str, Any]]:
         """The profile and the id of the last event of the player's channel it reflects: a
         stream's first message (read again if an event came while it was read)."""
-        events, name = self.store.events, notices.channel(player_id)
-        for _ in range(5):
-            last = events.head(name).last_id
-            view = self.profile(player_id)
-            if events.head(name).last_id == last:
-                break
-        return last, view
+        return self.store.events.snapshot(notices.channel(player_id),
+                                          lambda: self.profile(player_id))
 
     def games(self, player_id: str, offset: int, limit: int) -> dict[str, Any]:
         """A page of the player's recorded games, newest first."""
