@@ -3,13 +3,13 @@
     python bench/web_offline.py [--positions 20] [--every 3] [--seed 0]
 
 Prints two tables. The bundle: the offline mode's own JavaScript, the vendored onnxruntime-web
-files and each game's exported models, in KB as served (uncompressed). The move times: for
-every in-browser level of Jiugong and Fang Qi, milliseconds from the page asking the worker
-for a move to the answer (the search with its network calls; the first move of each level is
-played once untimed), in headless Chromium on this machine, one thread. The positions come
-from one seeded uniformly random game per game, every ``--every`` plies, so two runs time the
-same searches. The page is served by a plain static file server (the offline mode needs
-nothing else), Chromium at /usr/bin/chromium through Playwright. Prints figures, asserts
+files and each game's exported models, in KB as served (uncompressed) and gzipped (-9). The
+move times: for every in-browser level of Jiugong and Fang Qi, milliseconds from the page
+asking the worker for a move to the answer (the search with its network calls; the first move
+of each level is played once untimed), in headless Chromium on this machine, one thread. The
+positions come from one seeded uniformly random game per game, every ``--every`` plies, so two
+runs time the same searches. The page is served by a plain static file server (the offline mode
+needs nothing else), Chromium at /usr/bin/chromium through Playwright. Prints figures, asserts
 nothing.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import json
 import statistics
 import sys
@@ -35,8 +36,11 @@ STATIC = ROOT / "serving" / "static"
 GAMES = ("jiugong", "fangqi")
 
 
-def kb(paths: list[Path]) -> float:
-    return sum(p.stat().st_size for p in paths) / 1024
+def kb(paths: list[Path]) -> tuple[float, float]:
+    """KB as served and gzipped (level 9)."""
+    raw = sum(p.stat().st_size for p in paths)
+    packed = sum(len(gzip.compress(p.read_bytes(), 9)) for p in paths)
+    return raw / 1024, packed / 1024
 
 
 def bundle_table() -> None:
@@ -46,14 +50,17 @@ def bundle_table() -> None:
     ]
     rows += [(f"{g} models (offline/models/{g})", sorted((STATIC / "offline" / "models" / g)
                                                         .iterdir())) for g in GAMES]
-    print(f"{'part':<44} {'files':>5} {'KB':>10}")
+    def line(name: str, paths: list[Path]) -> None:
+        raw, packed = kb(paths)
+        print(f"{name:<44} {len(paths):>5} {raw:>10,.0f} {packed:>10,.0f}")
+
+    print(f"{'part':<44} {'files':>5} {'KB':>10} {'gzip KB':>10}")
     for name, paths in rows:
-        print(f"{name:<44} {len(paths):>5} {kb(paths):>10,.0f}")
-    everything = [p for _, paths in rows for p in paths]
-    print(f"{'total':<44} {len(everything):>5} {kb(everything):>10,.0f}")
+        line(name, paths)
+    line("total", [p for _, paths in rows for p in paths])
     for g in GAMES:  # what one game's offline play loads
-        part = [p for name, paths in rows if g in name or "models" not in name for p in paths]
-        print(f"{'  of which a ' + g + ' game loads':<44} {len(part):>5} {kb(part):>10,.0f}")
+        line(f"  of which a {g} game loads",
+             [p for name, paths in rows if g in name or "models" not in name for p in paths])
 
 
 def positions(game_id: str, count: int, every: int, seed: int) -> list[list[str]]:

@@ -108,17 +108,22 @@ def _open_ladder(page, server: str) -> None:
     page.wait_for_selector("#ladder-screen:not([hidden]) #ladder-account")
 
 
+def _register_on_page(page, server: str, name: str) -> dict[str, Any]:
+    """Register ``name`` on the ladder screen; the account the page keeps."""
+    _open_ladder(page, server)
+    page.fill("#ladder-reg-name", name)
+    page.click("#ladder-register-button")
+    page.wait_for_selector("#ladder-token")
+    return page.evaluate("JSON.parse(localStorage.getItem('qizero.ladder.account'))")
+
+
 def test_register_queue_play_and_see_the_result(pages, ladder_server):
     server, clock = ladder_server
     page = pages()
-    _open_ladder(page, server)
-    page.fill("#ladder-reg-name", "Alice")
-    page.click("#ladder-register-button")
+    alice = _register_on_page(page, server, "Alice")
     token = page.inner_text("#ladder-token")  # shown once, with the note to keep it
     assert "keep it" in page.inner_text("#ladder-token-note")
-    saved = page.evaluate("JSON.parse(localStorage.getItem('qizero.ladder.account'))")
-    assert saved["token"] == token and saved["name"] == "Alice"
-    alice = saved
+    assert alice["token"] == token and alice["name"] == "Alice"
     page.click("#ladder-token-kept")  # shown once: gone once kept
     page.wait_for_selector("#ladder-token", state="detached")
 
@@ -254,11 +259,7 @@ def test_sign_in_elsewhere_friendly_games_and_leaderboard_pages(pages, ladder_se
 def test_queue_options_leave_resume_and_accept_a_draw(pages, ladder_server):
     server, clock = ladder_server
     page = pages()
-    _open_ladder(page, server)
-    page.fill("#ladder-reg-name", "Erin")
-    page.click("#ladder-register-button")
-    page.wait_for_selector("#ladder-token")
-    erin = page.evaluate("JSON.parse(localStorage.getItem('qizero.ladder.account'))")
+    erin = _register_on_page(page, server, "Erin")
     page.select_option("#ladder-board", "9x9")
     page.click("#ladder-join")
     page.wait_for_selector('#ladder-queue-state[data-status="waiting"]')

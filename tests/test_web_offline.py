@@ -86,7 +86,7 @@ def test_in_page_rules_agree_with_the_python_engine(game_id):
     game = envs.make_game(game_id)
     games = _random_games(game, 1000, seed=1)
     reports = iter(_node("offline_rules.mjs", {"game": game_id, "games": games}))
-    checked = phases = 0
+    checked = 0
     seen_phases: set[str] = set()
     for record in games:
         state, plies = game.initial_state(), set(record["plies"])
@@ -272,6 +272,7 @@ def test_a_whole_offline_game_without_the_server(page, server, case):  # noqa: F
     context = page.context
     context.set_offline(True)
     context.route("**/*", lambda route: (refused.append(route.request.url), route.abort()))
+    page.wait_for_timeout(5_500)  # longer than the page waits to reopen a closed event stream
     rng = random.Random(0)
     for _ in range(clicks):
         page.wait_for_function("document.querySelector('#status').textContent.includes("

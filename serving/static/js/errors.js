@@ -12,6 +12,17 @@ export function clearError() {
   bar().hidden = true;
 }
 
+/** Run ``action`` (a user's click) with the error bar: its answer, or null once shown. */
+export async function attempt(action) {
+  clearError();
+  try {
+    return await action();
+  } catch (err) {
+    showError(err);
+    return null;
+  }
+}
+
 export function installErrorBar() {
   document.getElementById('error-close').addEventListener('click', clearError);
 }

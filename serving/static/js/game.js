@@ -5,20 +5,11 @@
 
 import { h } from './dom.js';
 import { askConfirm } from './dialog.js';
-import { clearError, showError } from './errors.js';
+import { attempt as run, showError } from './errors.js';
 import { pointBoard } from './boards/points.js';
 import { fangqi, jiugong } from './boards/layouts.js';
 import { stereoGoBoard } from './boards/cylinder.js';
 import { trigoldenScreen } from './trigolden/screen.js';
-
-async function run(action) {
-  clearError();
-  try {
-    await action();
-  } catch (err) {
-    showError(err);
-  }
-}
 
 function scoreText(score) {
   return Object.entries(score).map(([seat, v]) => `${seat} ${v}`).join(' – ');
@@ -233,8 +224,7 @@ export function openGame(root, session, onLeave) {
     h('div', { class: 'game-head' },
       h('h2', {}, session.game.name),
       h('span', { class: 'session-id', title: 'session id' }, session.id),
-      h('button', { type: 'button', id: 'new-game', onclick: onLeave },
-        session.leaveLabel || 'New game')),
+      h('button', { type: 'button', id: 'new-game', onclick: onLeave }, session.leaveLabel)),
     status, timer,
     h('div', { class: `game-body ${isTri ? 'tri' : 'points'}` },
       h('div', { class: 'board-host' }, board.el, info), side),
@@ -247,7 +237,7 @@ export function openGame(root, session, onLeave) {
     board.update();
     side.replaceChildren(
       ...(isTri ? [] : [seatsPanel(session), actionsPanel(session)]),
-      ...(session.extraPanels ? session.extraPanels(run) : []), // js/ladder/session.js
+      ...session.extraPanels(),
       moveList(session));
   }
 

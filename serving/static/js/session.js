@@ -18,6 +18,13 @@ export class Session {
     this.levels = { levels: [], default: null };
     this.fetchedAt = 0;
     this.listeners = new Set();
+    this.seatsLocked = false; // the game screen's seat selectors are disabled when true
+    this.leaveLabel = 'New game'; // the game screen's button that leaves the game
+  }
+
+  /** Panels this kind of session adds to the game screen's side (js/ladder/session.js). */
+  extraPanels() {
+    return [];
   }
 
   async load() {

@@ -194,8 +194,10 @@ export async function renderStart(root, onCreated, onOffline) {
     const [levels, offline] = await Promise.all([
       getJSON(`/v1/games/${game.id}/levels`), offlineLevels(game.id).catch(() => null)]);
     if (current !== game) return; // another game was chosen meanwhile
-    const seatsBox = h('fieldset', { class: 'seats' }, h('legend', {}, 'Players'),
-      game.players.map((seat) => seatInput(seat, levels)));
+    const seatsBox = h('fieldset', { class: 'seats' });
+    const showSeats = (lv) => seatsBox.replaceChildren(h('legend', {}, 'Players'),
+      ...game.players.map((seat) => seatInput(seat, lv)));
+    showSeats(levels);
     const optionsBox = game.options.length
       ? h('fieldset', {}, h('legend', {}, 'Options'), game.options.map(optionInput),
         variantButtons(game, levels, (options) => {
@@ -213,14 +215,12 @@ export async function renderStart(root, onCreated, onOffline) {
         return;
       }
       if (current !== game) return;
-      seatsBox.replaceChildren(h('legend', {}, 'Players'),
-        ...game.players.map((seat) => seatInput(seat, chosen)));
+      showSeats(chosen);
     });
     const sessionBox = h('fieldset', {}, h('legend', {}, 'Session'), sessionInputs(game));
     const whereBox = offline && whereInput((browser) => {
       inBrowser = browser ? { ...offline, prefix: 'AI in this browser' } : null;
-      seatsBox.replaceChildren(h('legend', {}, 'Players'),
-        ...game.players.map((seat) => seatInput(seat, inBrowser || levels)));
+      showSeats(inBrowser || levels);
       sessionBox.hidden = browser; // no timer, no confirmation: the page plays alone
     });
     details.replaceChildren(...[optionsBox, whereBox, seatsBox, sessionBox].filter(Boolean));

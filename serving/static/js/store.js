@@ -12,31 +12,35 @@ function fromHash() {
   return id && token ? { id, token } : null;
 }
 
-/** The saved session {id, token}, or null. */
-export function readSaved() {
-  const hashed = fromHash();
-  if (hashed) return hashed;
+/** The JSON kept under ``key`` in localStorage when ``valid(it)``, else null (also when
+ * storage is unreadable). */
+export function readStored(key, valid) {
   try {
-    const saved = JSON.parse(localStorage.getItem(KEY) || 'null');
-    if (saved && typeof saved.id === 'string' && typeof saved.token === 'string') return saved;
-    if (saved && typeof saved.id === 'string' && saved.ladder === true) return saved;
+    const saved = JSON.parse(localStorage.getItem(key) || 'null');
+    return saved && valid(saved) ? saved : null;
   } catch {
-    /* unreadable storage: start afresh */
+    return null;
   }
-  return null;
+}
+
+/** The saved session {id, token} (or {id, ladder: true}), or null. */
+export function readSaved() {
+  return fromHash() || readStored(KEY, (s) => typeof s.id === 'string'
+    && (typeof s.token === 'string' || s.ladder === true));
+}
+
+function keep(saved, hash) {
+  localStorage.setItem(KEY, JSON.stringify(saved));
+  if (location.hash !== hash) history.replaceState(null, '', hash);
 }
 
 export function save(id, token) {
-  localStorage.setItem(KEY, JSON.stringify({ id, token }));
-  const hash = `#session=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`;
-  if (location.hash !== hash) history.replaceState(null, '', hash);
+  keep({ id, token }, `#session=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`);
 }
 
 /** A ladder game: acted in with the player's token (js/ladder/account.js), kept out of the URL. */
 export function saveLadder(id) {
-  localStorage.setItem(KEY, JSON.stringify({ id, ladder: true }));
-  const hash = `#session=${encodeURIComponent(id)}&ladder=1`;
-  if (location.hash !== hash) history.replaceState(null, '', hash);
+  keep({ id, ladder: true }, `#session=${encodeURIComponent(id)}&ladder=1`);
 }
 
 export function forget() {

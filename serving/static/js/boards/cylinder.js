@@ -12,7 +12,7 @@ const MAX_HEIGHT = 0.82; // of the window: style.css, .board-svg { max-height: 8
  * True when the board's space (its width by the height an upright board may take) is at least
  * as wide as tall: then the horizontal drawing (wider than tall) comes out the larger.
  */
-export function wideSpace(el) {
+function wideSpace(el) {
   return el.clientWidth >= window.innerHeight * MAX_HEIGHT;
 }
 

@@ -2,16 +2,12 @@
 // player's API token (docs/ladder.md): it is shown once at registration and is the only way to
 // act as the player, so another browser signs in by pasting the id and the token.
 
+import { readStored } from '../store.js';
+
 const KEY = 'qizero.ladder.account';
 
 export function readAccount() {
-  try {
-    const a = JSON.parse(localStorage.getItem(KEY) || 'null');
-    if (a && typeof a.id === 'string' && typeof a.token === 'string') return a;
-  } catch {
-    /* unreadable storage: signed out */
-  }
-  return null;
+  return readStored(KEY, (a) => typeof a.id === 'string' && typeof a.token === 'string');
 }
 
 export function saveAccount(account) {

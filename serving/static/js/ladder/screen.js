@@ -6,25 +6,19 @@
 
 import { api, ApiError, getJSON } from '../api.js';
 import { h } from '../dom.js';
-import { clearError, showError } from '../errors.js';
+import { attempt as run, showError } from '../errors.js';
 import { forgetAccount, readAccount, saveAccount } from './account.js';
 
 const PAGE = 10; // leaderboard rows a page
 const BOARDS = ['cylinder', '9x9', '13x13', '19x19'];
 const TABS = [['lobby', 'Play'], ['profile', 'Profile'], ['leaderboard', 'Leaderboard']];
 
-async function run(action) {
-  clearError();
-  try {
-    return await action();
-  } catch (err) {
-    showError(err);
-    return null;
-  }
-}
-
 const field = (label, input) => h('label', { class: 'field' },
   h('span', { class: 'field-name' }, label), input);
+
+/** A table: a header row of ``columns``, then ``rows`` (tr elements). */
+const table = (attrs, columns, rows) => h('table', { class: 'ladder-table', ...attrs },
+  h('thead', {}, h('tr', {}, columns.map((c) => h('th', {}, c)))), h('tbody', {}, rows));
 
 const when = (t) => (t ? new Date(t * 1000).toLocaleString() : '');
 
@@ -188,8 +182,8 @@ export function ladderScreen(root, openLadderGame) {
       h('td', {}, g.moves ?? ''), h('td', {}, change), h('td', {}, g.options.board));
   }
 
-  async function profile(id = account.id) {
-    const p = await getJSON(`/v1/players/${encodeURIComponent(id)}`);
+  async function profile() {
+    const p = await getJSON(`/v1/players/${encodeURIComponent(account.id)}`);
     const games = [...p.playing, ...p.games];
     return h('div', { class: 'ladder-profile', id: 'ladder-profile' },
       h('h3', {}, p.name),
@@ -198,10 +192,8 @@ export function ladderScreen(root, openLadderGame) {
         + ` · ${p.points_per_game} a game`),
       h('p', { id: 'ladder-record' }, `${p.wins} W / ${p.losses} L / ${p.draws} D`
         + ` · ${p.friendly_games} friendly`),
-      h('table', { class: 'ladder-table', id: 'ladder-games' },
-        h('thead', {}, h('tr', {}, ['date', 'opponent', 'colour', 'result', 'how', 'moves',
-          'points', 'board'].map((c) => h('th', {}, c)))),
-        h('tbody', {}, games.map(gameRow))),
+      table({ id: 'ladder-games' }, ['date', 'opponent', 'colour', 'result', 'how', 'moves',
+        'points', 'board'], games.map(gameRow)),
       games.length ? null : h('p', {}, 'No recorded games yet.'));
   }
 
@@ -210,14 +202,10 @@ export function ladderScreen(root, openLadderGame) {
     const lb = await getJSON(`/v1/ladder/leaderboard?offset=${board}&limit=${PAGE}`);
     const last = Math.min(lb.total, board + lb.players.length);
     return h('div', { class: 'ladder-leaderboard', id: 'ladder-leaderboard' },
-      h('table', { class: 'ladder-table' },
-        h('thead', {}, h('tr', {}, ['#', 'player', 'rank', 'points', 'W', 'L', 'D']
-          .map((c) => h('th', {}, c)))),
-        h('tbody', {}, lb.players.map((p) => h('tr', {
-          dataset: { player: p.id }, class: account && p.id === account.id ? 'me' : null },
-        h('td', {}, p.position), h('td', {}, p.name + (p.kind === 'ai' ? ' (AI)' : '')),
-        h('td', {}, p.rank), h('td', {}, p.points), h('td', {}, p.wins), h('td', {}, p.losses),
-        h('td', {}, p.draws))))),
+      table({}, ['#', 'player', 'rank', 'points', 'W', 'L', 'D'], lb.players.map((p) => h('tr', {
+        dataset: { player: p.id }, class: account && p.id === account.id ? 'me' : null },
+      [p.position, p.name + (p.kind === 'ai' ? ' (AI)' : ''), p.rank, p.points, p.wins, p.losses,
+        p.draws].map((v) => h('td', {}, v))))),
       h('div', { class: 'pager' },
         h('button', { type: 'button', id: 'ladder-prev', disabled: board === 0,
           onclick: () => { board = Math.max(0, board - PAGE); render(); } }, '◀ previous'),

@@ -5,6 +5,7 @@
 
 import { getJSON } from '../api.js';
 import { h } from '../dom.js';
+import { attempt } from '../errors.js';
 import { Session } from '../session.js';
 
 const OUTCOME = { void: 'void (not rated, no record)', friendly: 'friendly (no points)',
@@ -45,7 +46,7 @@ export class LadderSession extends Session {
   declineDraw() { return this.write('POST', '/draw/decline'); }
 
   /** The panel the game screen adds: who plays what, draw offers, resignation, the outcome. */
-  extraPanels(run) {
+  extraPanels() {
     const view = this.view;
     const me = this.mySeat;
     const ladder = view.ladder || {};
@@ -59,13 +60,13 @@ export class LadderSession extends Session {
     if (me && this.playing && 'draw_offer' in view) {
       if (!offer && this.toPlay === me) {
         out.append(h('button', { type: 'button', id: 'draw-offer',
-          onclick: () => run(() => this.offerDraw()) }, 'Offer a draw'));
+          onclick: () => attempt(() => this.offerDraw()) }, 'Offer a draw'));
       } else if (offer && offer.status === 'open' && offer.to === me) {
         out.append(h('p', { id: 'draw-state' }, `${offer.by} offers a draw`),
           h('button', { type: 'button', id: 'draw-accept', class: 'primary',
-            onclick: () => run(() => this.acceptDraw()) }, 'Accept the draw'),
+            onclick: () => attempt(() => this.acceptDraw()) }, 'Accept the draw'),
           h('button', { type: 'button', id: 'draw-decline',
-            onclick: () => run(() => this.declineDraw()) }, 'Decline'));
+            onclick: () => attempt(() => this.declineDraw()) }, 'Decline'));
       } else if (offer) {
         out.append(h('p', { id: 'draw-state' }, offer.status === 'open'
           ? `draw offered by ${offer.by}: waiting for ${offer.to}`
@@ -75,7 +76,7 @@ export class LadderSession extends Session {
     if (me && this.playing && !this.humanToPlay) {
       // the game screen shows Resign on the player's turn; off turn it is here
       out.append(h('button', { type: 'button', id: 'ladder-resign',
-        onclick: () => run(() => this.resign(me)) }, 'Resign'));
+        onclick: () => attempt(() => this.resign(me)) }, 'Resign'));
     }
     const outcome = ladder.outcome;
     if (outcome) {

@@ -28,7 +28,6 @@ export class Network {
     this.game = game;
     this.session = session;
     this.cache = new Map();
-    this.calls = 0;
   }
 
   /** [prior over the whole action space (Float32Array), value for the mover]. */
@@ -44,7 +43,6 @@ export class Network {
       action_mask: new ort.Tensor('bool', mask, [1, game.numActions]),
     };
     const out = await this.session.run(feeds);
-    this.calls += 1;
     const answer = [out.policy.data, out.value.data[0]];
     if (this.cache.size >= CACHE_ENTRIES) this.cache.clear();
     this.cache.set(key, answer);

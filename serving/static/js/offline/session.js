@@ -6,6 +6,7 @@
 // and its levels load again).
 
 import { Session } from '../session.js';
+import { readStored } from '../store.js';
 import { OfflineEngine, offlineLevels } from './engine.js';
 import { GAMES } from './games.js';
 
@@ -13,12 +14,7 @@ const KEY = 'qizero.offline';
 
 /** The saved offline game ({game, seats, events}), or null. */
 export function readOffline() {
-  try {
-    const saved = JSON.parse(localStorage.getItem(KEY) || 'null');
-    return saved && saved.game && GAMES[saved.game.id] ? saved : null;
-  } catch {
-    return null;
-  }
+  return readStored(KEY, (saved) => saved.game && GAMES[saved.game.id]);
 }
 
 export function forgetOffline() {
@@ -49,7 +45,9 @@ export class OfflineSession extends Session {
       default: null,
     };
     this.seatConfig = structuredClone(saved.seats);
-    this.events = [...(saved.events || [])];
+    this.events = [];
+    this.state = this.rules.initialState();
+    for (const ev of saved.events || []) this.play(ev);
     this.version = 0;
     this.thinking = false;
     this.aiError = null;
@@ -60,12 +58,15 @@ export class OfflineSession extends Session {
     return this.events.map((ev) => ev.m);
   }
 
+  /** Play ``event``'s move (throws, saying why, on an illegal one) and record it. */
+  play(event) {
+    this.state = this.rules.apply(this.state, this.rules.moveToAction(this.state, event.m));
+    this.events.push(event);
+  }
+
   /** The view a server session would give for this game (the fields game.js reads). */
   refresh() {
-    const rules = this.rules;
-    let state = rules.initialState();
-    for (const m of this.moves) state = rules.apply(state, rules.moveToAction(state, m));
-    this.state = state;
+    const { rules, state } = this;
     const names = rules.playerNames;
     const result = rules.result(state);
     this.view = {
@@ -112,6 +113,11 @@ export class OfflineSession extends Session {
 
   async poll() {}
 
+  /** No event stream to follow: the view changes only in this page. */
+  follow() {
+    return () => {};
+  }
+
   async write() {
     throw new Error('an offline game has no server session');
   }
@@ -119,8 +125,7 @@ export class OfflineSession extends Session {
   async move(move) {
     const seat = this.toPlay;
     if (!this.humanToPlay) throw new Error(seat ? `${seat} is played by the AI` : 'the game is over');
-    this.rules.moveToAction(this.state, move); // throws, saying why, on an illegal move
-    this.events.push({ t: 'move', seat, m: move });
+    this.play({ t: 'move', seat, m: move });
     this.changed();
     this.think();
     return this.view;
@@ -147,7 +152,7 @@ export class OfflineSession extends Session {
         this.notify(true);
         const answer = await this.engine.choose(level, this.moves);
         if (this.version === version) {
-          this.events.push({ t: 'move', seat, m: answer.move, by: 'ai', level, ms: answer.ms });
+          this.play({ t: 'move', seat, m: answer.move, by: 'ai', level, ms: answer.ms });
           this.changed();
         }
       }
