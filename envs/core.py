@@ -133,6 +133,21 @@ class GameSpec:
 S = TypeVar("S")
 
 
+@dataclass(frozen=True)
+class OutcomeTargets:
+    """What the end of a game says about each point and the margin (see
+    :meth:`Game.outcome_targets`), from the first player's view.
+
+    ``ownership``: float32 ``observation_shape[1:]``, +1 where the first player owns the
+    point at the end, -1 the second player, 0 neither (cells that are no point: 0).
+    ``score``: the final margin for the first player divided by the number of points
+    (about -1..1), so one scale serves every board size.
+    """
+
+    ownership: np.ndarray
+    score: float
+
+
 class Game(abc.ABC, Generic[S]):
     """A game's rules, bound to one configuration.
 
@@ -193,6 +208,16 @@ class Game(abc.ABC, Generic[S]):
         twenty loses the match. Same shape and range as :meth:`returns`.
         """
         return self.returns(state)
+
+    def outcome_targets(self, state: S) -> OutcomeTargets | None:
+        """*Default: none.* Auxiliary training targets read off the end of a game (KataGo's
+        ownership and score heads), for games where who owns what decides the result.
+
+        A self-play game's final state gives every sample of that game its targets; the value
+        alone says only who won, these say where and by how much, which teaches a small
+        network much faster (Wu 2019). ``None``: the game has none.
+        """
+        return None
 
     @abc.abstractmethod
     def observation(self, state: S) -> np.ndarray:

@@ -8,6 +8,7 @@ returns per player, written in this file independently of the search.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -452,3 +453,55 @@ def test_search_values_come_from_the_playouts_with_rollout_mix() -> None:
     assert all(r.value == 0.0 for r in search(game, states, UniformEvaluator(), plain, rng))
     values = [r.value for r in search(game, states, UniformEvaluator(), mixed, rng)]
     assert any(v != 0.0 for v in values) and all(-1.0 <= v <= 1.0 for v in values)
+
+
+class _OneStrongMove:
+    """Priors 0.05 / 0.9 / 0.05 over Chain Nim's three takes and values from the stone count
+    (0.8 for the first player where it is a multiple of 3, else -0.2): plain PUCT never tries
+    the two 5% moves in 200 simulations."""
+
+    def evaluate(self, game: Game, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        p = np.tile(np.array([0.05, 0.9, 0.05], dtype=np.float32), (len(states), 1))
+        first = np.array([0.8 if s.stones % 3 == 0 else -0.2 for s in states])
+        mover = np.array([s.to_play for s in states])
+        return p, np.where(mover == 0, first, -first).astype(np.float32)
+
+
+def test_forced_playouts_give_each_root_child_sqrt_k_p_n_visits() -> None:
+    game = ChainNim(ChainNim.Config(stones=40))
+    state = game.initial_state()
+    plain = SearchConfig(algorithm="puct", simulations=200, solver=False)
+    forced = plain.model_copy(update={"forced_playouts": 2.0})
+    (without,) = search(game, [state], _OneStrongMove(), plain, np.random.default_rng(0))
+    (with_forced,) = search(game, [state], _OneStrongMove(), forced, np.random.default_rng(0))
+    assert without.visits[0] == without.visits[2] == 0
+    total = with_forced.simulations
+    for a, p in enumerate((0.05, 0.9, 0.05)):
+        assert with_forced.visits[a] >= math.floor(math.sqrt(2.0 * p * (total - 1)))
+
+
+def test_policy_target_pruning_takes_the_forced_visits_back() -> None:
+    """The forced moves did not turn out good: the target drops them (a child left with one
+    visit or none goes), keeps the best child's visits and never adds any; without forced
+    playouts the target is the visit distribution."""
+    game = ChainNim(ChainNim.Config(stones=40))
+    state = game.initial_state()
+    cfg = SearchConfig(algorithm="puct", simulations=200, solver=False, forced_playouts=2.0)
+    (res,) = search(game, [state], _OneStrongMove(), cfg, np.random.default_rng(0))
+    assert res.visits[0] > 0 and res.visits[2] > 0
+    assert res.policy[0] == res.policy[2] == 0 and res.policy[1] == pytest.approx(1.0)
+    plain = cfg.model_copy(update={"forced_playouts": 0.0})
+    (res0,) = search(game, [state], _SkewedPrior(), plain, np.random.default_rng(1))
+    np.testing.assert_allclose(res0.policy, res0.visits / res0.visits.sum(), rtol=1e-6)
+    (res1,) = search(game, [state], _SkewedPrior(), cfg, np.random.default_rng(1))
+    visits = res1.visits.astype(np.float64)
+    target = res1.policy / res1.policy.max() * visits.max()
+    assert np.all(target <= visits + 1e-4) and np.all((target < 1e-6) | (target > 1 - 1e-4))
+
+
+class _SkewedPrior:
+    """Priors 0.7 / 0.2 / 0.1, value 0 everywhere: visits follow the prior."""
+
+    def evaluate(self, game: Game, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        p = np.tile(np.array([0.7, 0.2, 0.1], dtype=np.float32), (len(states), 1))
+        return p, np.zeros(len(states), dtype=np.float32)

@@ -45,7 +45,7 @@ def test_observation_layout_on_the_cylinder():
     s = cyl.play(cyl.initial_state(), "NP")
     s = cyl.play(s, "C21")
     obs = cyl.observation(s)  # Black to move: NP is own, C21 is the opponent's
-    assert obs.shape == cyl.spec.observation_shape == (11, 23, 17)
+    assert obs.shape == cyl.spec.observation_shape == (13, 23, 17)
     assert obs[0, 0].all() and obs[0, 1:].sum() == 0  # the pole row repeats the pole
     assert obs[1, 21, 2] == 1 and obs[1].sum() == 1  # C21: ring 21 = row 21, meridian C
     assert obs[7, 21, 2] == 1 and obs[7].sum() == 1  # the last move
@@ -62,11 +62,42 @@ def test_observation_on_a_square_board_and_liberty_planes():
         to_play=1,
     )
     obs = go9.observation(s)
-    assert obs.shape == (11, 9, 9)
+    assert obs.shape == (13, 9, 9)
     # row r = rank r+1: A9 is row 8 column 0
     assert obs[1, 8, 0] == 1 and obs[4, 8, 0] == 1  # the black stone, opponent of White, 1 lib
     assert obs[0, 8, 1] == 1 and obs[3, 8, 1] == 1  # White B9: own, 2 liberties
     assert obs[6].sum() == 0
+
+
+def test_rules_and_komi_planes_from_the_movers_view():
+    """KataGo's global inputs: komi for the mover (Black pays it, so it is negative when Black
+    moves) and a territory flag, so one network serves either rule set."""
+    area = StereoGo(StereoGo.Config(board="9x9", rules="area", komi=6.5))
+    s = area.initial_state()
+    obs = area.observation(s)
+    assert np.all(obs[11] == -6.5 / 15) and not obs[12].any()
+    obs = area.observation(area.apply(s, 40))  # White to move
+    assert np.all(obs[11] == 6.5 / 15)
+    territory = go9.observation(go9.initial_state())
+    assert np.all(territory[12] == 1) and np.all(territory[11] == -7.5 / 15)
+
+
+def test_outcome_targets_are_tromp_taylor_ownership_and_the_margin():
+    s = go9.state_from_board(
+        ["..X.O....", "..X.O....", "XXX.OOOOO", ".........", ".........", ".........",
+         ".........", ".........", "........."],
+        to_play=0,
+    )
+    t = go9.outcome_targets(s)
+    # row 8 is rank 9: the black corner A9-B8 (4 points + 5 stones) is Black's
+    assert t.ownership.shape == (9, 9)
+    assert np.all(t.ownership[8, :3] == 1) and np.all(t.ownership[7, :2] == 1)
+    assert np.all(t.ownership[8, 4:] == -1)  # White's stones and the region behind them
+    assert t.ownership[8, 3] == 0 and t.ownership[0, 0] == 0  # the open board touches both
+    assert (t.ownership == 1).sum() == 9 and (t.ownership == -1).sum() == 15
+    assert t.score == pytest.approx((4 - 8 - 7.5) / 81)  # territory: 4 points against 8
+    area = StereoGo(StereoGo.Config(board="9x9", rules="area"))
+    assert area.outcome_targets(s).score == pytest.approx((9 - 15 - 7.5) / 81)
 
 
 def test_illegal_points_plane_marks_suicide_and_superko():
@@ -292,7 +323,7 @@ def test_bad_sgf_is_refused(text):
 def test_gym_id_and_config():
     env = gym.make("qizero/StereoGo-v0", game_config={"board": "9x9"})
     obs, info = env.reset(seed=0)
-    assert obs["observation"].shape == (11, 9, 9) and obs["action_mask"].shape == (82,)
+    assert obs["observation"].shape == (13, 9, 9) and obs["action_mask"].shape == (82,)
     env.close()
 
 

@@ -243,15 +243,17 @@ def test_replay_saves_binary_observations_as_bits(tmp_path: Path) -> None:
     pol = (mask / mask.sum(axis=1, keepdims=True)).astype(np.float32)
     buf = ReplayBuffer(game, capacity=16)
     buf.add(obs, mask, pol, np.linspace(-1, 1, 10, dtype=np.float32))
-    assert buf.binary_obs
+    # 0/1 planes as bits, the komi plane (one value per sample) as that value
+    assert not buf.binary_obs and buf.bit_planes.sum() == 12
+    assert buf.flat_planes[11] and not buf.bit_planes[11]
     buf.save(tmp_path / "b.npz")
     with np.load(tmp_path / "b.npz") as data:
-        assert "obs_bits" in data and "obs" not in data
+        assert "obs_bits" in data and "obs" not in data and data["obs_flat"].shape == (10, 1)
     back = ReplayBuffer(game, capacity=16)
     back.load(tmp_path / "b.npz")
-    for name in ("obs", "mask", "policy", "value"):
+    for name in ("obs", "mask", "policy", "value", "bit_planes", "flat_planes"):
         np.testing.assert_array_equal(getattr(back, name), getattr(buf, name))
-    assert (back.size, back.next, back.added, back.binary_obs) == (10, 10, 10, True)
+    assert (back.size, back.next, back.added) == (10, 10, 10)
 
     np.savez_compressed(tmp_path / "old.npz", obs=obs, mask=mask, policy=pol,
                         value=buf.value[:10], meta=np.array([16, 10, 10]))
@@ -282,7 +284,7 @@ def test_replay_symmetry_keeps_obs_mask_policy_consistent() -> None:
     buf.add(game.observation(s)[None], mask[None], pol[None].astype(np.float32), np.ones(1))
     seen = set()
     for seed in range(20):
-        o, m, p, _ = buf.sample(1, np.random.default_rng(seed))
+        o, m, p, _, _, _ = buf.sample(1, np.random.default_rng(seed))
         if np.array_equal(o[0], game.observation(mirror)):
             np.testing.assert_array_equal(m[0], game.legal_mask(mirror))
             seen.add("mirror")

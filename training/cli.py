@@ -53,6 +53,18 @@ def add_workers_argument(p: argparse.ArgumentParser) -> None:
 def add_train_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", help="YAML run config, e.g. configs/jiugong.yaml")
     p.add_argument("--resume", metavar="PATH", help="checkpoint to resume from (with its buffer)")
+    p.add_argument(
+        "--resume-stage", metavar="FOLDER",
+        help="resume from the newest stage checkpoint in FOLDER (training.stages; the replay "
+        "buffer is regenerated) and keep writing stages there",
+    )
+    p.add_argument(
+        "--stage-dir", metavar="FOLDER",
+        help="write stage checkpoints (small, committable) to FOLDER: every --stage-every "
+        "iterations and when the run stops",
+    )
+    p.add_argument("--stage-every", type=int, default=10, metavar="N",
+                   help="iterations between stage checkpoints (default 10)")
     p.add_argument("--minutes", type=float, help="stop after this much wall time")
     p.add_argument("--run-dir", help="run directory (default runs/<game>-<time>)")
     p.add_argument("--iterations", type=int, help="override training.iterations")
@@ -73,6 +85,15 @@ def run_train(args: argparse.Namespace) -> int:
         cfg = cfg.model_copy(
             update={"training": cfg.training.model_copy(update={"iterations": args.iterations})}
         )
+    stage_dir = args.resume_stage or args.stage_dir
+    resume = args.resume
+    if args.resume_stage:
+        if args.resume or (args.stage_dir and Path(args.stage_dir) != Path(args.resume_stage)):
+            raise ConfigError("--resume-stage FOLDER resumes from and writes to FOLDER: "
+                              "give neither --resume nor another --stage-dir")
+        from training.stages import latest_stage
+
+        resume = latest_stage(Path(args.resume_stage))
     if args.resume:
         run_dir = Path(args.run_dir) if args.run_dir else run_dir_of_checkpoint(Path(args.resume))
     else:
@@ -80,7 +101,13 @@ def run_train(args: argparse.Namespace) -> int:
         run_dir = Path(args.run_dir) if args.run_dir else REPO / "runs" / f"{cfg.game.id}-{stamp}"
     if args.ray_address is not None and cfg.selfplay.backend != "ray":
         raise ConfigError("--ray-address needs selfplay.backend: ray in the config")
-    learner = Learner(cfg, run_dir, resume=args.resume)
+    if args.stage_every < 1:
+        raise ConfigError("--stage-every must be at least 1")
+    learner = Learner(
+        cfg, run_dir, resume=resume, stage_dir=stage_dir, stage_every=args.stage_every
+    )
+    if args.resume_stage:
+        print(f"resuming from stage {resume} (iteration {learner.iteration})")
     print(f"run directory: {run_dir}")
     t0 = time.monotonic()
     stats = learner.run(
@@ -201,7 +228,22 @@ def run_arena(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- levels
 def add_levels_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", help="game id, e.g. jiugong")
-    p.add_argument("--run", required=True, help="training run directory (runs/<dir>)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--run", help="training run directory (runs/<dir>)")
+    source.add_argument(
+        "--from-levels", metavar="FOLDER",
+        help="calibrate FOLDER's shipped ladder (its levels.json, checkpoints and search "
+        "settings) again under the game options of --option, e.g. the Stereo Go ladder "
+        "trained with area scoring under the default territory rules",
+    )
+    p.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="with --from-levels: a game option replacing the source ladder's (repeatable)",
+    )
+    p.add_argument(
+        "--pairs", choices=("all", "near", "chain"),
+        help="with --from-levels: which pairs play (default: as the source was calibrated)",
+    )
     p.add_argument("--config", help="config with the levels section (default: the run's)")
     p.add_argument(
         "--out",
@@ -222,6 +264,10 @@ def run_levels(args: argparse.Namespace) -> int:
     from training.levels import build_levels
     from training.players import levels_folder
 
+    if args.from_levels:
+        return _recalibrate(args)
+    if args.option or args.pairs:
+        raise ConfigError("--option and --pairs go with --from-levels (a run's are its config's)")
     run = Path(args.run)
     cfg = load_config(args.config or run / "config.yaml")
     if cfg.game.id != args.game:
@@ -237,6 +283,30 @@ def run_levels(args: argparse.Namespace) -> int:
         log=print,
         workers=args.workers,
         chunk=args.chunk,
+    )
+    print(report.summary())
+    return 0 if report.ordered else 1
+
+
+def _recalibrate(args: argparse.Namespace) -> int:
+    from training.levels import recalibrate_levels
+    from training.players import levels_folder
+
+    source = Path(args.from_levels)
+    try:
+        data = json.loads((source / "levels.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read {source / 'levels.json'}: {exc}") from None
+    if data.get("game") != args.game:
+        raise ConfigError(f"{source} holds levels of {data.get('game')!r}, not {args.game!r}")
+    options = {**data.get("game_options", {}), **parse_options(args.option)}
+    game = make_game(args.game, **options)
+    out = Path(args.out) if args.out else levels_folder(game, REPO / "checkpoints")
+    journal = REPO / "runs" / f"recalibrate-{args.game}-{out.name}"
+    journal.mkdir(parents=True, exist_ok=True)
+    report = recalibrate_levels(
+        source, options, out, games_per_pair=args.games, seed=args.seed, log=print,
+        workers=args.workers, chunk=args.chunk, journal_dir=journal, pairs=args.pairs,
     )
     print(report.summary())
     return 0 if report.ordered else 1

@@ -39,6 +39,10 @@ class NetworkConfig(_Frozen):
     channels: int = Field(32, ge=1, le=1024)
     blocks: int = Field(2, ge=0, le=64)
     value_hidden: int = Field(32, ge=1, le=4096)
+    # KataGo's auxiliary heads (Wu 2019): the final ownership of every point and the score
+    # margin, learnt beside policy and value from games that define them
+    # (``Game.outcome_targets``; Stereo Go). They shape the trunk; play uses policy and value.
+    aux_heads: bool = False
 
 
 class SearchConfig(_Frozen):
@@ -75,6 +79,12 @@ class SearchConfig(_Frozen):
     c_puct: float = Field(1.5, ge=0.0)
     dirichlet_alpha: float = Field(0.3, gt=0.0)
     dirichlet_fraction: float = Field(0.0, ge=0.0, le=1.0)
+    # KataGo's forced playouts and policy target pruning (Wu 2019), PUCT only: every root
+    # child with prior P gets at least sqrt(k * P * N) of the N root visits (so the noise's
+    # picks are really tried), and the policy target takes those visits back from children
+    # they did not make look good. k = 2 in KataGo; 0 = off. Gumbel's root schedule already
+    # tries its sampled moves and its improved-policy target needs no pruning.
+    forced_playouts: float = Field(0.0, ge=0.0, le=100.0)
     # How the move is chosen from the search result: 0 = the best (ties at random),
     # > 0 = sampled from the improved policy (Gumbel) or visit counts (PUCT) ** (1/T).
     temperature: float = Field(0.0, ge=0.0, le=100.0)
@@ -119,6 +129,11 @@ class SelfPlayConfig(_Frozen):
     # The recorded legal mask keeps the pass, so the net learns a near-zero pass probability
     # for the early game instead of leaving it untrained.
     pass_after_ply: int = Field(0, ge=0)
+    # Rules as inputs (KataGo): the self-play tasks take turns through every combination of
+    # these option values over ``game.options``, e.g. ``{rules: [area, territory]}``, so one
+    # network learns every rule set. The observation must say which (Stereo Go's rules and
+    # komi planes); every combination must make a game of the same shape.
+    vary_options: dict[str, list[Any]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _ray_needs_workers(self) -> SelfPlayConfig:
@@ -139,6 +154,10 @@ class TrainingConfig(_Frozen):
     learning_rate: float = Field(1e-3, gt=0.0)
     weight_decay: float = Field(1e-4, ge=0.0)
     value_loss_weight: float = Field(1.0, ge=0.0)
+    # With network.aux_heads: weights of the ownership loss (mean squared error per point)
+    # and of the score loss (squared error of the margin per point).
+    ownership_loss_weight: float = Field(1.0, ge=0.0)
+    score_loss_weight: float = Field(1.0, ge=0.0)
     min_buffer: int = Field(256, ge=1)  # no learning until the buffer holds this many samples
     # Elo of each new checkpoint against the previous one (TensorBoard charts/elo).
     eval_every: int = Field(1, ge=0)  # 0 = never
@@ -247,8 +266,33 @@ def config_from_dict(data: Any, source: str = "<dict>") -> RunConfig:
     # The game id and options are checked by the game registry itself.
     from envs import make_game
 
-    make_game(config.game.id, **config.game.options)
+    spec = make_game(config.game.id, **config.game.options).spec
+    for options in option_combinations(config):
+        try:
+            other = make_game(config.game.id, **options).spec
+        except ConfigError as exc:
+            raise ConfigError(f"invalid config {source}: selfplay.vary_options: {exc}") from None
+        shape = (other.observation_shape, other.num_actions)
+        if shape != (spec.observation_shape, spec.num_actions):
+            raise ConfigError(
+                f"invalid config {source}: selfplay.vary_options {options} changes the "
+                "game's observation or action shape"
+            )
     return config
+
+
+def option_combinations(config: RunConfig) -> list[dict[str, Any]]:
+    """The game options of each self-play task's cycle (``selfplay.vary_options`` over
+    ``game.options``, every combination in a fixed order); just the game's options when no
+    option varies."""
+    import itertools
+
+    vary = config.selfplay.vary_options
+    names = sorted(vary)
+    return [
+        {**config.game.options, **dict(zip(names, values))}
+        for values in itertools.product(*(vary[k] for k in names))
+    ]
 
 
 def load_config(path: str | Path) -> RunConfig:

@@ -35,12 +35,17 @@ import yaml
 
 from envs import make_game
 from envs.core import ConfigError, QizeroError
+from training import stages
 from training.backends import SelfPlayBackend, open_backend
 from training.checkpoint import code_commit, read_checkpoint, save_checkpoint
-from training.config import RunConfig, SearchConfig, config_to_dict
+from training.config import RunConfig, SearchConfig, config_to_dict, option_combinations
 from training.networks import build_network
 from training.replay import ReplayBuffer
 from training.selfplay import SelfPlayTask, cpu_weights, split_games
+
+_LOSS_NAMES = (
+    "policy_loss", "value_loss", "entropy", "value_accuracy", "ownership_loss", "score_loss"
+)
 
 # Purposes for derived seeds.
 _SELFPLAY, _TRAIN, _EVAL, _INIT = 1, 2, 3, 4
@@ -63,17 +68,20 @@ def selfplay_tasks(cfg: RunConfig, iteration: int) -> list[SelfPlayTask]:
     games going at once; task k is seeded by (run seed, iteration, k) whichever backend plays
     it, so the samples do not depend on the backend."""
     sp = cfg.selfplay
+    variants = option_combinations(cfg)
+    counts = split_games(sp.games_per_iteration, max(1, sp.workers))
     return [
         SelfPlayTask(
             game_id=cfg.game.id,
-            game_options=dict(cfg.game.options),
+            # The combinations take turns over tasks and iterations alike.
+            game_options=variants[(iteration * len(counts) + k) % len(variants)],
             network=cfg.network,
             search=cfg.search,
             selfplay=sp,
             n_games=n,
             seed=(cfg.seed, iteration, _SELFPLAY, k),
         )
-        for k, n in enumerate(split_games(sp.games_per_iteration, max(1, sp.workers)))
+        for k, n in enumerate(counts)
     ]
 
 
@@ -104,6 +112,8 @@ class IterationStats:
     value_accuracy: float
     elo: float | None
     first_player_score: float
+    ownership_loss: float
+    score_loss: float
     seconds: float  # wall time of the whole iteration: summed, the run's training time
     workers: int = 0  # self-play processes or Ray actors (0: the learner's own process)
     worker_restarts: int = 0  # workers replaced after they died, since the run (re)started
@@ -117,10 +127,18 @@ class Learner:
         resume: str | Path | None = None,
         keep_buffers: int = 2,
         tensorboard: bool = True,
+        stage_dir: str | Path | None = None,
+        stage_every: int = 0,
     ) -> None:
+        """``resume``: a run checkpoint (with its buffer beside it) or, with ``stage_dir``, a
+        stage checkpoint (the buffer starts empty). ``stage_dir``: where stage checkpoints
+        go every ``stage_every`` iterations and at the end of :meth:`run`
+        (:mod:`training.stages`)."""
         self.cfg = cfg
         self.run_dir = Path(run_dir)
         self.keep_buffers = keep_buffers
+        self.stage_dir = Path(stage_dir) if stage_dir is not None else None
+        self.stage_every = stage_every
         self.game = make_game(cfg.game.id, **cfg.game.options)
         torch.set_num_threads(cfg.training.threads)
         torch.manual_seed(cfg.seed * 1000 + _INIT)
@@ -130,12 +148,16 @@ class Learner:
         self.optimizer = torch.optim.AdamW(
             self.model.parameters(), lr=t.learning_rate, weight_decay=t.weight_decay
         )
-        self.buffer = ReplayBuffer(self.game, cfg.replay.capacity, cfg.replay.symmetries)
+        self.buffer = ReplayBuffer(
+            self.game, cfg.replay.capacity, cfg.replay.symmetries, aux=cfg.network.aux_heads
+        )
         self.iteration = 0
         self.step = 0
         self.elo = 0.0
         if resume is not None:
-            self._resume(Path(resume))
+            self._resume(Path(resume), from_stage=self.stage_dir is not None)
+            if self.stage_dir is not None:
+                stages.trim_log(self.stage_dir, self.iteration)
         (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.yaml").write_text(
             yaml.safe_dump(config_to_dict(cfg), sort_keys=False)
@@ -150,7 +172,7 @@ class Learner:
             self._save()
 
     # -------------------------------------------------------------- resume / save
-    def _resume(self, path: Path) -> None:
+    def _resume(self, path: Path, from_stage: bool = False) -> None:
         data = read_checkpoint(path)
         if data["game"]["id"] != self.cfg.game.id:
             raise QizeroError(
@@ -168,7 +190,7 @@ class Learner:
         buf = Path(path).with_name(f"buffer_{self.iteration:06d}.npz")
         if buf.exists():
             self.buffer.load(buf)
-        elif self.iteration > 0:
+        elif self.iteration > 0 and not from_stage:
             raise QizeroError(f"cannot resume from {path}: its replay buffer {buf} is missing")
 
     def _save(self) -> None:
@@ -202,27 +224,37 @@ class Learner:
     def _train(self) -> dict[str, float]:
         t = self.cfg.training
         if len(self.buffer) < t.min_buffer or t.steps_per_iteration == 0:
-            return {
-                "policy_loss": math.nan,
-                "value_loss": math.nan,
-                "entropy": math.nan,
-                "value_accuracy": math.nan,
-            }
+            return dict.fromkeys(_LOSS_NAMES, math.nan)
         rng = np.random.default_rng([self.cfg.seed, self.iteration, _TRAIN])
         torch.manual_seed(self.cfg.seed * 1_000_003 + self.iteration)
         self.model.train()
-        sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "value_accuracy": 0.0}
+        aux = self.cfg.network.aux_heads
+        sums = dict.fromkeys(_LOSS_NAMES, 0.0)
         for _ in range(t.steps_per_iteration):
-            obs, mask, pol, val = self.buffer.sample(t.batch_size, rng)
+            batch = self.buffer.sample(t.batch_size, rng)
             obs_t, mask_t, pol_t, val_t = (
-                torch.from_numpy(a).to(self.device) for a in (obs, mask, pol, val)
+                torch.from_numpy(a).to(self.device)
+                for a in (batch.obs, batch.mask, batch.policy, batch.value)
             )
-            logits, value = self.model(obs_t)
+            if aux:
+                logits, value, own, score = self.model.forward_aux(obs_t)
+                own_t = torch.from_numpy(batch.ownership).to(self.device)
+                score_t = torch.from_numpy(batch.score).to(self.device)
+                ownership_loss = torch.mean((own - own_t) ** 2)
+                score_loss = torch.mean((score - score_t) ** 2)
+            else:
+                logits, value = self.model(obs_t)
+                ownership_loss = score_loss = torch.zeros((), device=self.device)
             logits = logits.masked_fill(~mask_t, -1e9)
             logp = torch.log_softmax(logits, dim=1)
             policy_loss = -(pol_t * logp).sum(dim=1).mean()
             value_loss = torch.mean((value - val_t) ** 2)
-            loss = policy_loss + t.value_loss_weight * value_loss
+            loss = (
+                policy_loss
+                + t.value_loss_weight * value_loss
+                + t.ownership_loss_weight * ownership_loss
+                + t.score_loss_weight * score_loss
+            )
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             self.optimizer.step()
@@ -241,8 +273,13 @@ class Learner:
             sums["value_loss"] += float(value_loss.detach())
             sums["entropy"] += float(entropy)
             sums["value_accuracy"] += float(acc)
+            sums["ownership_loss"] += float(ownership_loss.detach())
+            sums["score_loss"] += float(score_loss.detach())
         self.model.eval()
-        return {k: v / t.steps_per_iteration for k, v in sums.items()}
+        out = {k: v / t.steps_per_iteration for k, v in sums.items()}
+        if not aux:
+            out["ownership_loss"] = out["score_loss"] = math.nan
+        return out
 
     def _evaluate(self, previous: dict[str, Any]) -> float | None:
         """Elo of the new weights against the previous checkpoint (added to the running Elo)."""
@@ -270,7 +307,9 @@ class Learner:
         t0 = time.perf_counter()
         batch = backend.play(previous, selfplay_tasks(self.cfg, self.iteration))
         sp_seconds = time.perf_counter() - t0
-        self.buffer.add(batch.obs, batch.mask, batch.policy, batch.value)
+        self.buffer.add(
+            batch.obs, batch.mask, batch.policy, batch.value, batch.ownership, batch.score
+        )
         losses = self._train()
         self.iteration += 1
         elo = self._evaluate(previous)
@@ -290,6 +329,8 @@ class Learner:
             value_accuracy=losses["value_accuracy"],
             elo=elo,
             first_player_score=float(np.mean(batch.results)) if batch.results else 0.0,
+            ownership_loss=losses["ownership_loss"],
+            score_loss=losses["score_loss"],
             seconds=time.perf_counter() - t0,
             workers=backend.workers,
             worker_restarts=backend.restarts,
@@ -300,12 +341,18 @@ class Learner:
     def _log(self, s: IterationStats) -> None:
         with open(self.run_dir / "log.jsonl", "a") as f:
             f.write(json.dumps(s.__dict__) + "\n")
+        if self.stage_dir is not None:
+            stages.append_log(self.stage_dir, s.__dict__)
+            if self.stage_every and s.iteration % self.stage_every == 0:
+                self.write_stage()
         if self.writer is None:
             return
         w, i = self.writer, s.iteration
         for tag, value in (
             ("losses/policy", s.policy_loss),
             ("losses/value", s.value_loss),
+            ("losses/ownership", s.ownership_loss),
+            ("losses/score", s.score_loss),
             ("charts/policy_entropy", s.entropy),
             ("charts/value_accuracy", s.value_accuracy),
             ("charts/selfplay_positions_per_s", s.positions_per_s),
@@ -319,6 +366,17 @@ class Learner:
             if value is not None and not (isinstance(value, float) and math.isnan(value)):
                 w.add_scalar(tag, value, i)
         w.flush()
+
+    def write_stage(self) -> Path | None:
+        """Snapshot the current checkpoint into the stage folder (no-op without one)."""
+        if self.stage_dir is None:
+            return None
+        return stages.write_stage(
+            self.stage_dir,
+            checkpoint_path(self.run_dir, self.iteration),
+            config_to_dict(self.cfg),
+            self.iteration,
+        )
 
     # -------------------------------------------------------------- the loop
     def run(
@@ -359,6 +417,8 @@ class Learner:
         finally:
             if owned:
                 backend.close()
+            if out and self.stage_dir is not None:
+                self.write_stage()  # the session's last iteration, whatever stopped it
         bar.close()
         if self.writer is not None:
             self.writer.close()

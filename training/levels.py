@@ -21,6 +21,7 @@ calibration resumes, and one with more games per pair plays only the chunks it l
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -203,8 +204,120 @@ def build_levels(
                 "search": search_cfg.model_dump(mode="json"),
             }
         )
+    return _calibrate(
+        game,
+        cfg.game.options,
+        players,
+        names,
+        levels,
+        out_dir,
+        games=games,
+        pairs_mode=lv.pairs,
+        opening_plies=lv.opening_plies,
+        opponents=lv.opponents,
+        seed=seed,
+        log=log,
+        workers=workers,
+        chunk=chunk,
+        journal_dir=Path(run_dir),
+        run_name=Path(run_dir).name,
+    )
+
+
+def recalibrate_levels(
+    source: Path,
+    game_options: dict[str, Any],
+    out_dir: Path,
+    games_per_pair: int | None = None,
+    seed: int = 0,
+    log: Callable[[str], Any] = print,
+    workers: int = 0,
+    chunk: int = 2,
+    journal_dir: Path | None = None,
+    pairs: str | None = None,
+) -> LevelsReport:
+    """Calibrate a shipped ladder (``source``/levels.json: its checkpoints and search
+    settings) again under other game options, and write it to ``out_dir``.
+
+    Why: a network plays every rule set its inputs describe (Stereo Go's rules and komi
+    planes), but a level's strength is a figure of the options it was measured under, and a
+    level is served only for options it was calibrated under. The checkpoints are copied
+    beside the new levels.json; pairing, openings and opponents follow the source's
+    calibration unless ``games_per_pair`` or ``pairs`` say otherwise.
+    """
+    source, out_dir = Path(source), Path(out_dir)
+    try:
+        data = json.loads((source / "levels.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read {source / 'levels.json'}: {exc}") from None
+    game_id = data["game"]
+    game = make_game(game_id, **game_options)
+    calib = data.get("calibration") or {}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    players: list[Player] = [RandomPlayer()]
+    names = ["random"]
+    levels = []
+    for entry in data["levels"]:
+        src = source / entry["checkpoint"]
+        dst = out_dir / entry["checkpoint"]
+        if src.resolve() != dst.resolve():
+            shutil.copyfile(src, dst)
+        search_cfg = SearchConfig.model_validate(entry["search"])
+        evaluator = NetworkEvaluator(
+            load_model(dst).model, cache_bytes=PLAYER_CACHE_BYTES, traced=True
+        )
+        identity = {"weights": file_digest(dst), "search": search_cfg.model_dump(mode="json")}
+        players.append(SearchPlayer(entry["label"], evaluator, search_cfg, identity))
+        names.append(entry["label"])
+        levels.append(
+            {k: entry[k] for k in ("id", "label", "checkpoint", "iteration", "search")}
+        )
+    opponents = [n for n in calib.get("players", []) if n not in names]
+    return _calibrate(
+        game,
+        game_options,
+        players,
+        names,
+        levels,
+        out_dir,
+        games=games_per_pair or int(calib.get("games_per_pair", 40)),
+        pairs_mode=pairs or calib.get("pairs", "near"),
+        opening_plies=int(calib.get("opening_plies", 0)),
+        opponents=["random", *opponents],
+        seed=seed,
+        log=log,
+        workers=workers,
+        chunk=chunk,
+        journal_dir=journal_dir or out_dir,
+        run_name=data.get("run", source.name),
+        recalibrated_from=str(source),
+    )
+
+
+def _calibrate(
+    game: Game,
+    game_options: dict[str, Any],
+    players: list[Player],
+    names: list[str],
+    levels: list[dict[str, Any]],
+    out_dir: Path,
+    *,
+    games: int,
+    pairs_mode: str,
+    opening_plies: int,
+    opponents: list[str],
+    seed: int,
+    log: Callable[[str], Any],
+    workers: int,
+    chunk: int,
+    journal_dir: Path,
+    run_name: str,
+    recalibrated_from: str | None = None,
+) -> LevelsReport:
+    """Play the calibration round robin of ``players`` (random first, then the levels in
+    ``levels``' order), fit Elo, check the strict order and write levels.json."""
     first_level = len(players) - len(levels)
-    for k, spec in enumerate(lv.opponents):
+    for k, spec in enumerate(opponents):
         if spec == "random":
             continue
         players.insert(first_level, make_player(game, spec, seed=seed + 100 + k))
@@ -213,17 +326,17 @@ def build_levels(
     n = len(players)
     level_idx = list(range(first_level, n))
 
-    pairs = calibration_pairs(lv.pairs, first_level, n)
+    pairs = calibration_pairs(pairs_mode, first_level, n)
     log(f"calibrating {len(levels)} levels: {len(pairs)} pairings x {games} games")
 
     # The journal of chunks played by earlier calibrations of this run (workers > 0 only).
     known: dict[ChunkKey, ChunkResult] = {}
     on_chunk = None
     if workers > 0:
-        journal = ChunkJournal(Path(run_dir) / "levels_games.jsonl")
+        journal = ChunkJournal(journal_dir / "levels_games.jsonl")
         known, on_chunk = journal.hooks(
-            cfg.game.id, cfg.game.options, [p.identity for p in players], pairs, games, seed,
-            chunk, lv.opening_plies,
+            game.spec.id, game_options, [p.identity for p in players], pairs, games, seed,
+            chunk, opening_plies,
         )
         if known:
             log(f"{len(known)} chunks of games taken from {journal.path}")
@@ -234,7 +347,7 @@ def build_levels(
         games,
         seed=seed,
         pairs=pairs,
-        opening_plies=lv.opening_plies,
+        opening_plies=opening_plies,
         on_result=lambda r: log(format_matches(names, [r])),
         workers=workers,
         chunk=chunk,
@@ -267,15 +380,15 @@ def build_levels(
         entry["seconds_per_move"] = round(seconds_per_move(players[k], game, rng), 4)
     data = {
         "format_version": LEVELS_FORMAT_VERSION,
-        "game": cfg.game.id,
-        "game_options": dict(cfg.game.options),
+        "game": game.spec.id,
+        "game_options": dict(game_options),
         "anchor": "random",
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "run": Path(run_dir).name,
+        "run": run_name,
         "calibration": {
             "games_per_pair": games,
-            "pairs": lv.pairs,
-            "opening_plies": lv.opening_plies,
+            "pairs": pairs_mode,
+            "opening_plies": opening_plies,
             "seed": seed,
             "chunk": chunk if workers > 0 else None,
             "players": names,
@@ -295,6 +408,8 @@ def build_levels(
         },
         "levels": levels,
     }
+    if recalibrated_from is not None:
+        data["calibration"]["recalibrated_from"] = recalibrated_from
     ordered = not problems
     path = out_dir / ("levels.json" if ordered else "levels.candidate.json")
     tmp = path.with_name(path.name + ".tmp")

@@ -65,12 +65,42 @@ class GridResNet(nn.Module):
         self.value_fc = nn.Sequential(
             nn.Linear(h * w, cfg.value_hidden), nn.ReLU(), nn.Linear(cfg.value_hidden, 1)
         )
+        self.aux = AuxHeads(ch, cfg.value_hidden) if cfg.aux_heads else None
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         x = self.trunk(self.stem(x))
         logits = self.policy_fc(self.policy_conv(x).flatten(1))
         value = torch.tanh(self.value_fc(self.value_conv(x).flatten(1))).squeeze(1)
+        return logits, value, x
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value, _ = self._heads(x)
         return logits, value
+
+    def forward_aux(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """``(logits, value, ownership (B, H, W), score (B,))``: the training forward pass."""
+        if self.aux is None:
+            raise ConfigError("this network has no auxiliary heads (network.aux_heads)")
+        logits, value, h = self._heads(x)
+        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1)
+        return logits, value, *self.aux(h, pooled)
+
+
+class AuxHeads(nn.Module):
+    """KataGo's ownership head (a 1x1 convolution per cell, tanh) and score head (the margin
+    per point, from pooled trunk features); see ``NetworkConfig.aux_heads``."""
+
+    def __init__(self, channels: int, hidden: int) -> None:
+        super().__init__()
+        self.ownership = nn.Conv2d(channels, 1, 1)
+        self.score = nn.Sequential(
+            nn.Linear(2 * channels, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+        )
+
+    def forward(
+        self, h: torch.Tensor, pooled: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.tanh(self.ownership(h)[:, 0]), self.score(pooled).squeeze(1)
 
 
 class MLPNet(nn.Module):
@@ -115,7 +145,10 @@ def build_network(spec: GameSpec, cfg: NetworkConfig) -> nn.Module:
     """The network named by ``cfg.kind`` for a game's spec."""
     if cfg.kind not in NETWORKS:
         raise ConfigError(f"unknown network kind {cfg.kind!r}; known: {sorted(NETWORKS)}")
-    return NETWORKS[cfg.kind](spec, cfg)
+    builder = NETWORKS[cfg.kind]
+    if cfg.aux_heads and not hasattr(builder, "forward_aux"):
+        raise ConfigError(f"network {cfg.kind!r} has no auxiliary heads (network.aux_heads)")
+    return builder(spec, cfg)
 
 
 def count_parameters(model: nn.Module) -> int:

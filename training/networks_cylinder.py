@@ -99,12 +99,15 @@ class CylinderResNet(nn.Module):
         self.value_head = nn.Sequential(
             nn.Linear(2 * ch, cfg.value_hidden), nn.ReLU(), nn.Linear(cfg.value_hidden, 1)
         )
+        from training.networks import AuxHeads
+
+        self.aux = AuxHeads(ch, cfg.value_hidden) if cfg.aux_heads else None
         # Pooling weights: a pole counts once (1/meridians per cell), a ring cell once.
         w = torch.ones(rows, cols)
         w[0] = w[-1] = 1.0 / cols
         self.register_buffer("point_weights", w / w.sum(), persistent=False)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _heads(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         h = tie_poles(torch.relu(self.stem_bn(self.stem(x))))
         h = self.trunk(h)
         cells = self.policy_head(h)[:, 0]  # (B, rows, cols); pole rows are constant
@@ -114,4 +117,17 @@ class CylinderResNet(nn.Module):
         pooled = torch.cat([mean, h.amax(dim=(2, 3))], dim=1)
         logits = torch.cat([points, poles, self.pass_head(pooled)], dim=1)
         value = torch.tanh(self.value_head(pooled)).squeeze(1)
+        return logits, value, h, pooled
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value, _, _ = self._heads(x)
         return logits, value
+
+    def forward_aux(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """``(logits, value, ownership (B, rows, cols), score (B,))``: the training pass.
+        The trunk's pole rows are tied, so each pole gets one ownership across its row."""
+        if self.aux is None:
+            raise ConfigError("this network has no auxiliary heads (network.aux_heads)")
+        logits, value, h, pooled = self._heads(x)
+        ownership, score = self.aux(h, pooled)
+        return logits, value, ownership, score

@@ -296,7 +296,7 @@ class _Tree:
         path = []
         while node.expanded and node.proven is None:
             if not path:
-                i = self._gumbel_root(sim) if gumbel else _puct(node, cfg, self.root_prior)
+                i = self._gumbel_root(sim) if gumbel else self._puct_root()
             elif gumbel:
                 i = _gumbel_interior(node, cfg)
             else:
@@ -327,6 +327,45 @@ class _Tree:
         if best < 0:  # cannot happen with the mctx schedule; be safe
             best = int(np.argmax(self._root_scores()))
         return best
+
+    def _puct_root(self) -> int:
+        """PUCT at the root, after any forced playouts: the child furthest below its
+        ``sqrt(k * P * N)`` visits (largest prior first) is taken before the PUCT rule."""
+        root, cfg, prior = self.root, self.cfg, self.root_prior
+        k = cfg.forced_playouts
+        if k > 0 and root.total > 0:
+            forced = [
+                (p, i)
+                for i, (p, n) in enumerate(zip(prior, root.N))
+                if p > 0 and n < math.sqrt(k * p * root.total)
+            ]
+            if forced:
+                return max(forced)[1]
+        return _puct(root, cfg, prior)
+
+    def _pruned_visits(self) -> list[int]:
+        """Policy target pruning (KataGo): take back from each child but the most visited
+        up to its forced playouts, as long as its PUCT score stays below the best child's;
+        a child left with one visit or none is dropped. The visits the search spent on
+        trying a move do not teach the policy to play it."""
+        root, cfg, prior = self.root, self.cfg, self.root_prior
+        visits = list(root.N)
+        total = root.total
+        best = max(range(len(visits)), key=lambda i: visits[i])
+        sq = cfg.c_puct * math.sqrt(total + 1)
+        best_score = root.W[best] / visits[best] + sq * prior[best] / (1 + visits[best])
+        for i, n in enumerate(visits):
+            if i == best or n == 0:
+                continue
+            q = root.W[i] / n
+            if q >= best_score:
+                continue  # it out-scores the best on value alone: keep every visit
+            forced = math.sqrt(cfg.forced_playouts * prior[i] * total)
+            # Fewest visits at which this child's score is still at most the best's.
+            needed = math.ceil(sq * prior[i] / (best_score - q) - 1 - 1e-9)
+            kept = min(n, max(math.ceil(n - forced), needed, 0))
+            visits[i] = 0 if kept <= 1 else kept
+        return visits
 
     def finish_leaf(self, prior: np.ndarray, value: float) -> None:
         leaf = self.leaf
@@ -429,7 +468,11 @@ class _Tree:
                 i = _argmax_random_ties(score, self.rng)
         else:
             dist = n / total if total > 0 else np.asarray(root.prior)
-            policy[acts] = dist
+            if cfg.forced_playouts > 0 and total > 0:
+                pruned = np.asarray(self._pruned_visits(), dtype=np.float64)
+                policy[acts] = pruned / pruned.sum()
+            else:
+                policy[acts] = dist
             if cfg.temperature > 0:
                 i = _sample(dist, cfg.temperature, self.rng)
             elif total > 0:

@@ -56,9 +56,14 @@ class SelfPlayBatch:
     # CPU time of the playing processes, summed: per-core speed even on a loaded machine.
     cpu_seconds: float = 0.0
     results: list[float] = field(default_factory=list)  # first player's result per game
+    # Auxiliary targets from the mover's view (games with ``Game.outcome_targets``, else
+    # None): the final ownership per observation cell and the margin per point.
+    ownership: np.ndarray | None = None
+    score: np.ndarray | None = None
 
     @staticmethod
     def concat(batches: list[SelfPlayBatch]) -> SelfPlayBatch:
+        aux = all(b.ownership is not None for b in batches) and bool(batches)
         return SelfPlayBatch(
             obs=np.concatenate([b.obs for b in batches]),
             mask=np.concatenate([b.mask for b in batches]),
@@ -72,6 +77,8 @@ class SelfPlayBatch:
             seconds=max((b.seconds for b in batches), default=0.0),
             cpu_seconds=sum(b.cpu_seconds for b in batches),
             results=[r for b in batches for r in b.results],
+            ownership=np.concatenate([b.ownership for b in batches]) if aux else None,
+            score=np.concatenate([b.score for b in batches]) if aux else None,
         )
 
 
@@ -87,6 +94,9 @@ def play_games(
     t0, cpu0 = time.perf_counter(), time.process_time()
     spec = game.spec
     obs_l, mask_l, pol_l, val_l = [], [], [], []
+    own_l: list[np.ndarray] = []
+    score_l: list[float] = []
+    has_aux = True
     plies = searched = 0
     results: list[float] = []
     max_plies = sp.max_plies or spec.max_length
@@ -119,7 +129,13 @@ def play_games(
                 results.append(result)
                 plies += slot.ply
                 lam = sp.value_target_mix
+                aux = game.outcome_targets(final)
+                has_aux = has_aux and aux is not None
                 for o, m, p, player, v, random_move in slot.records:
+                    if aux is not None:  # the first player's view, turned to the mover's
+                        sign = 1.0 if player == 0 else -1.0
+                        own_l.append(aux.ownership * sign)
+                        score_l.append(aux.score * sign)
                     obs_l.append(o)
                     mask_l.append(m)
                     pol_l.append(p)
@@ -162,7 +178,17 @@ def play_games(
         seconds=time.perf_counter() - t0,
         cpu_seconds=time.process_time() - cpu0,
         results=results,
+        ownership=_stack_or_none(own_l, has_aux, (0, *spec.observation_shape[1:])),
+        score=np.asarray(score_l, dtype=np.float32) if has_aux else None,
     )
+
+
+def _stack_or_none(
+    arrays: list[np.ndarray], present: bool, empty_shape: tuple[int, ...]
+) -> np.ndarray | None:
+    if not present:
+        return None
+    return np.stack(arrays).astype(np.float32) if arrays else np.zeros(empty_shape, np.float32)
 
 
 def _playout_cap(

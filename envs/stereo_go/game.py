@@ -33,10 +33,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.core import Game, GameSpec, IllegalMove, InvalidState
+from envs.core import Game, GameSpec, IllegalMove, InvalidState, OutcomeTargets
 from envs.stereo_go import kernel as K
 from envs.stereo_go.board import Board, board_names, get_board, parse_board_name
-from envs.stereo_go.scoring import Score, score_position
+from envs.stereo_go.scoring import Score, ownership, score_position
 
 _step_list = K.step_list
 _new_state = tuple.__new__  # skips NamedTuple's Python-level __new__ on the hot path
@@ -62,6 +62,13 @@ _REASONS = {
 _END_NAMES = {K.END_NONE: None, K.END_PASSES: "passes", K.END_RESIGN: "resign",
               K.END_MOVE_CAP: "move_cap"}
 _END_CODES = {v: k for k, v in _END_NAMES.items()}
+# The kernel's planes, then the game's rules from the mover's view (KataGo's global inputs):
+# komi for the mover / KOMI_SCALE (negative when Black moves), 1 under territory scoring.
+# One network then plays every rule set, and a ladder trained under one can be calibrated
+# and served under the other.
+NUM_PLANES = K.NUM_PLANES + 2
+KOMI_PLANE, RULES_PLANE = K.NUM_PLANES, K.NUM_PLANES + 1
+KOMI_SCALE = 15.0
 
 
 @dataclass(frozen=True)
@@ -211,7 +218,9 @@ class StereoGo(Game[StereoGoState]):
             name="Stereo Go 立体围棋" if self.board.is_cylinder else f"Go {cfg.board}",
             player_names=PLAYER_NAMES,
             num_actions=n + 1,
-            observation_shape=(K.NUM_PLANES, rows, cols),
+            observation_shape=(NUM_PLANES, rows, cols),
+            observation_range=(min(0.0, -abs(self._komi) / KOMI_SCALE),
+                               max(1.0, abs(self._komi) / KOMI_SCALE)),
             max_length=self.max_moves,
             num_symmetries=self.board.num_symmetries,
             pass_action=n,
@@ -344,10 +353,21 @@ class StereoGo(Game[StereoGoState]):
         return r
 
     def observation(self, state: StereoGoState) -> np.ndarray:
-        """Planes (see ``kernel.observation_values``) laid out on the board's grid."""
-        values = np.empty((K.NUM_PLANES, self.n_points), dtype=np.float32)
-        K.observation_values(state.g, state.hist, self._C, values)
+        """Planes (see ``kernel.observation_values``, then the komi and rules planes of
+        ``NUM_PLANES``) laid out on the board's grid."""
+        values = np.empty((NUM_PLANES, self.n_points), dtype=np.float32)
+        K.observation_values(state.g, state.hist, self._C, values[: K.NUM_PLANES])
+        black_to_move = state.g[K.META, K.M_TO_PLAY] == BLACK
+        values[KOMI_PLANE] = (-self._komi if black_to_move else self._komi) / KOMI_SCALE
+        values[RULES_PLANE] = 0.0 if self._area else 1.0
         return values[:, self.board.cell_point]
+
+    def outcome_targets(self, state: StereoGoState) -> OutcomeTargets:
+        """Ownership of every point (Tromp-Taylor: every stone alive, as self-play ends) and
+        Black's margin under the game's rules, per point; laid on the observation grid."""
+        owner = ownership(state.g[K.BOARD], self.board.nbr, self.board.deg)
+        margin = self.score(state).margin
+        return OutcomeTargets(owner[self.board.cell_point], margin / self.n_points)
 
     def apply_symmetry(
         self, index: int, observation: np.ndarray, policy: np.ndarray

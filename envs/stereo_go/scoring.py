@@ -99,3 +99,38 @@ def score_position(
         rules, komi, int(black), int(white), int(tb), int(tw), black_stones, white_stones,
         caps_b, caps_w, dead_count[0], dead_count[1],
     )
+
+
+def ownership(board: np.ndarray, nbr: np.ndarray, deg: np.ndarray) -> np.ndarray:
+    """Who owns each point at the end, Tromp-Taylor (every stone alive): +1 black, -1 white,
+    0 neutral; an empty region is owned by the colour that alone borders it.
+
+    The ownership head's training target (``StereoGo.outcome_targets``): run once per game,
+    so a plain flood fill is fast enough.
+    """
+    n = len(board)
+    owner = np.zeros(n, dtype=np.float32)
+    owner[board == K.BLACK] = 1.0
+    owner[board == K.WHITE] = -1.0
+    seen = board != K.EMPTY
+    for start in np.flatnonzero(~seen):
+        if seen[start]:
+            continue
+        seen[start] = True
+        region, border, stack = [int(start)], 0, [int(start)]
+        while stack:
+            p = stack.pop()
+            for q in nbr[p, : deg[p]]:
+                v = board[q]
+                if v == K.EMPTY:
+                    if not seen[q]:
+                        seen[q] = True
+                        region.append(int(q))
+                        stack.append(int(q))
+                else:
+                    border |= int(v)
+        if border == K.BLACK:
+            owner[region] = 1.0
+        elif border == K.WHITE:
+            owner[region] = -1.0
+    return owner
