@@ -723,7 +723,8 @@ def step(g, hist, C, action):
         code = (g[CODE, action] >> (2 * mover)) & (C_OK | C_CAP)
         if not code & C_OK:
             return OCCUPIED if g[BOARD, action] != EMPTY else SUICIDE
-        if _may_repeat(g, action, mover + 1, code) and _repeats(g, hist, C, action, mover + 1, code):
+        colour = mover + 1
+        if _may_repeat(g, action, colour, code) and _repeats(g, hist, C, action, colour, code):
             return SUPERKO
         length = g[META, M_HIST_LEN]
         if hist[0] != length or length + 1 >= hist.shape[0]:
