@@ -2,8 +2,12 @@
 
 Every engine plays the same number of uniformly random games (legal moves computed at every
 ply, pass included as a legal move) on 9x9 and 19x19; this engine also plays the cylinder.
-Engines are interleaved game by game so that a busy machine slows them alike, and the time is
-CPU time of this process. Prints plies/second per engine and board, and the ratios.
+This engine is measured through both of its levels: the array path self-play uses
+(``legal_mask``, ``np.flatnonzero``, ``apply`` with a Python int) and the notation-free list
+path (``legal_actions``, ``apply`` with the list's element). OpenSpiel plays through its
+fastest Python path (``legal_actions`` + ``apply_action``). Engines are interleaved game by
+game so that a busy machine slows them alike, and the time is CPU time of this process.
+Prints plies/second per engine and board, and each path's ratio to OpenSpiel.
 
     .venv/bin/python bench/go_engines.py --games 20
     .venv/bin/python bench/go_engines.py --games 20 --pz-games 2   # PettingZoo is slow
@@ -17,13 +21,22 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from envs.stereo_go import StereoGo
+import numpy as np
+
+# This checkout's engine, unless PYTHONPATH names another (appended: PYTHONPATH comes first,
+# and an editable install of another checkout only after every sys.path entry).
+sys.path.append(str(Path(__file__).resolve().parent.parent))
+
+from envs.stereo_go import StereoGo  # noqa: E402
 
 
 def qizero_game(board: str) -> Callable[[random.Random], int]:
+    """The list path: ``legal_actions`` (sorted int16) and ``apply`` with one of them."""
     game = StereoGo(StereoGo.Config(board=board))
 
     def play(rng: random.Random) -> int:
@@ -32,6 +45,23 @@ def qizero_game(board: str) -> Callable[[random.Random], int]:
         while not game.is_terminal(state):
             actions = game.legal_actions(state)
             state = game.apply(state, actions[rng.randrange(len(actions))])
+            plies += 1
+        return plies
+
+    play(random.Random(-1))  # compile and warm up
+    return play
+
+
+def qizero_array_game(board: str) -> Callable[[random.Random], int]:
+    """The array path of self-play and search: ``legal_mask``, ``np.flatnonzero``, ``apply``."""
+    game = StereoGo(StereoGo.Config(board=board))
+
+    def play(rng: random.Random) -> int:
+        state = game.initial_state()
+        plies = 0
+        while not game.is_terminal(state):
+            actions = np.flatnonzero(game.legal_mask(state))
+            state = game.apply(state, int(actions[rng.randrange(len(actions))]))
             plies += 1
         return plies
 
@@ -107,10 +137,13 @@ def main() -> None:
     args = parser.parse_args()
     pz_games = args.games if args.pz_games is None else args.pz_games
 
+    print(f"engine: {sys.modules[StereoGo.__module__].__file__}")
+    ours = {"qizero-array": qizero_array_game, "qizero-list": qizero_game}
     rows = []
     for size in (9, 19):
-        engines = {"qizero": qizero_game(f"{size}x{size}")}
-        games = {"qizero": args.games}
+        board = f"{size}x{size}"
+        engines = {name: factory(board) for name, factory in ours.items()}
+        games = dict.fromkeys(engines, args.games)
         for name, factory, count in (("openspiel", openspiel_game, args.games),
                                      ("pettingzoo", pettingzoo_game, pz_games)):
             play = factory(size)
@@ -120,15 +153,17 @@ def main() -> None:
                 engines[name] = play
                 games[name] = count
         speeds = measure(engines, games, args.seed)
+        reference = speeds.get("openspiel")
         for name, speed in speeds.items():
-            rows.append((f"{size}x{size}", name, games[name], speed, speeds["qizero"] / speed))
-    cylinder = {"qizero": qizero_game("cylinder")}
-    speed = measure(cylinder, {"qizero": args.games}, args.seed)["qizero"]
-    rows.append(("cylinder", "qizero", args.games, speed, 1.0))
+            ratio = f"{speed / reference:.2f}" if reference and name in ours else ""
+            rows.append((board, name, games[name], speed, ratio))
+    cylinder = {name: factory("cylinder") for name, factory in ours.items()}
+    speeds = measure(cylinder, dict.fromkeys(cylinder, args.games), args.seed)
+    rows += [("cylinder", name, args.games, speed, "") for name, speed in speeds.items()]
 
-    print(f"{'board':9} {'engine':11} {'games':>5} {'plies/s':>10} {'qizero / engine':>16}")
+    print(f"{'board':9} {'engine':13} {'games':>5} {'plies/s':>10} {'/ openspiel':>12}")
     for board, name, count, speed, ratio in rows:
-        print(f"{board:9} {name:11} {count:5d} {speed:10.0f} {ratio:16.2f}")
+        print(f"{board:9} {name:13} {count:5d} {speed:10.0f} {ratio:>12}")
 
 
 if __name__ == "__main__":

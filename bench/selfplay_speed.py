@@ -10,7 +10,15 @@ the figures are per core. Two measurements in the same run:
    with ``--without-network`` the same games again with uniform priors and zero values instead
    of the network: what the search and the rules cost alone, so the rest is the network's.
 
+With ``--config`` the game, network shape, search and self-play settings come from a run
+config (workers 0: one process; ``--games`` games at once unless ``--batch-games``), e.g. the
+Stereo Go configs; ``--positions 0`` skips the first measurement:
+
     python bench/selfplay_speed.py --game fangqi [--checkpoint PATH] [--simulations 16]
+    python bench/selfplay_speed.py --config configs/stereo_go.yaml --games 4 --positions 0
+
+The code measured is this checkout's unless PYTHONPATH names another one (before/after runs
+of two checkouts with one script).
 """
 
 from __future__ import annotations
@@ -23,11 +31,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH's entries
 
 from envs import make_game  # noqa: E402
 from training.checkpoint import load_model  # noqa: E402
-from training.config import NetworkConfig, SearchConfig, SelfPlayConfig  # noqa: E402
+from training.config import NetworkConfig, SearchConfig, SelfPlayConfig, load_config  # noqa: E402
 from training.evaluator import NetworkEvaluator, UniformEvaluator  # noqa: E402
 from training.networks import build_network, count_parameters  # noqa: E402
 from training.search import search  # noqa: E402
@@ -53,6 +61,8 @@ def sample_positions(game, n: int, rng: np.random.Generator) -> list:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--game", default="fangqi")
+    ap.add_argument("--config", help="a run config: its game, network, search and self-play")
+    ap.add_argument("--batch-games", type=int, help="games searched together (with --config)")
     ap.add_argument("--checkpoint", help="network to use (default: a fresh one, same shape)")
     ap.add_argument("--channels", type=int, default=32)
     ap.add_argument("--blocks", type=int, default=2)
@@ -65,24 +75,28 @@ def main() -> None:
     args = ap.parse_args()
 
     torch.set_num_threads(1)
+    run = load_config(args.config) if args.config else None
     if args.checkpoint:
         loaded = load_model(args.checkpoint)
         game, model = loaded.game, loaded.model
     else:
-        game = make_game(args.game)
-        net = NetworkConfig(kind="resnet", channels=args.channels, blocks=args.blocks)
+        game = make_game(run.game.id, **run.game.options) if run else make_game(args.game)
+        net = run.network if run else NetworkConfig(
+            kind="resnet", channels=args.channels, blocks=args.blocks
+        )
         torch.manual_seed(args.seed)
         model = build_network(game.spec, net).eval()
-    cfg = SearchConfig(simulations=args.simulations, max_considered=8)
+    cfg = run.search if run else SearchConfig(simulations=args.simulations, max_considered=8)
     rng = np.random.default_rng(args.seed)
     states = sample_positions(game, args.positions, rng)
     print(
-        f"game {game.spec.id}, network {count_parameters(model)} parameters, "
-        f"{args.simulations} simulations per move, {len(states)} positions, 1 thread"
+        f"game {game.spec.id} {game.config}, network {count_parameters(model)} parameters, "
+        f"{cfg.simulations} simulations per move, {len(states)} positions, 1 thread; "
+        f"code: {Path(sys.modules[make_game.__module__].__file__).parent.parent}"
     )
 
     figures = {}
-    for mode in ("batched", "unbatched"):
+    for mode in ("batched", "unbatched") if states else ():
         ev = NetworkEvaluator(model)
         t0 = time.perf_counter()
         if mode == "batched":
@@ -96,14 +110,24 @@ def main() -> None:
             f"{mode:>9}: {len(states) / dt:8.1f} positions/s  {ev.positions / dt:9.1f} "
             f"network evals/s  ({ev.calls} network calls, {dt:.1f} s)"
         )
-    ratio = figures["batched"][0] / figures["unbatched"][0]
-    print(f"batching gain: {ratio:.2f}x positions/s")
+    if figures:
+        ratio = figures["batched"][0] / figures["unbatched"][0]
+        print(f"batching gain: {ratio:.2f}x positions/s")
 
+    # Warm up (compiled rules loaded from numba's cache, first network call) on the side.
+    sample_positions(game, 1, np.random.default_rng(12345))
+    NetworkEvaluator(model).evaluate(game, [game.initial_state()])
     ev = NetworkEvaluator(model)
-    sp = SelfPlayConfig(workers=0, batch_games=args.games, max_plies=400)
+    if run:
+        sp = run.selfplay.model_copy(
+            update={"workers": 0, "batch_games": args.batch_games or args.games}
+        )
+    else:
+        sp = SelfPlayConfig(workers=0, batch_games=args.games, max_plies=400)
     batch = play_games(game, ev, cfg, sp, args.games, np.random.default_rng(2))
     print(
-        f"self-play ({args.games} games at once, to the end): {batch.searched_positions} "
+        f"self-play ({args.games} games, {sp.batch_games} at once, to the end): "
+        f"{batch.searched_positions} "
         f"positions in {batch.seconds:.1f} s = {batch.searched_positions / batch.seconds:.1f} "
         f"positions/s, {batch.evaluations / batch.seconds:.1f} network evals/s, "
         f"mean game length {batch.plies / max(batch.games, 1):.0f} plies; "

@@ -38,10 +38,13 @@ from envs.stereo_go import kernel as K
 from envs.stereo_go.board import Board, board_names, get_board, parse_board_name
 from envs.stereo_go.scoring import Score, ownership, score_position
 
-_step_list = K.step_list
+_step_mask = K.step_mask
+_mask_actions = K.mask_actions
 _new_state = tuple.__new__  # skips NamedTuple's Python-level __new__ on the hot path
 _empty = np.empty
+_BOOL = np.dtype(np.bool_)
 _INT16 = np.dtype(np.int16)
+_INT64 = np.dtype(np.int64)
 _INT16_SCALAR = np.int16  # what indexing legal_actions' array gives
 _NUMPY_INTS = frozenset(
     (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
@@ -119,10 +122,11 @@ class StereoGoState(NamedTuple):
     ``g`` holds the board, the incremental chain data, a Bloom filter of the history and the
     scalars (side to move, passes, handicap passes left, ply, prisoners, last action, hash,
     outcome, final score); ``hist`` is an append-only buffer whose first entries are the hashes
-    of all positions so far (positional superko; see ``kernel.py``); ``legal`` the sorted legal
-    actions (int16), computed in the same compiled call that makes the state. The arrays are
-    treated as read-only: a move copies ``g`` and only ever appends to ``hist`` past
-    this state's end.
+    of all positions so far (positional superko; see ``kernel.py``); ``mask`` the legal
+    actions as a read-only boolean mask (what ``legal_mask`` returns), computed in the same
+    compiled call that makes the state, and ``n_legal`` how many (0 once the game is over).
+    The arrays are treated as read-only: a move copies ``g`` and only ever appends to
+    ``hist`` past this state's end.
 
     A NamedTuple rather than a frozen dataclass: equally immutable, and half the cost to
     create, which shows in the self-play loop.
@@ -130,7 +134,8 @@ class StereoGoState(NamedTuple):
 
     g: np.ndarray
     hist: np.ndarray
-    legal: np.ndarray
+    mask: np.ndarray
+    n_legal: int
 
     @property
     def meta(self) -> np.ndarray:
@@ -194,6 +199,16 @@ class StereoGoState(NamedTuple):
 
     def __hash__(self) -> int:
         return hash(self._key())
+
+    def __reduce__(self) -> tuple:
+        return (_restore_state, (self.g, self.hist, self.mask, self.n_legal))
+
+
+def _restore_state(g: np.ndarray, hist: np.ndarray, mask: np.ndarray, n_legal: int
+                   ) -> StereoGoState:
+    """A state from pickle or deepcopy (which give writable arrays): its mask read-only."""
+    mask.flags.writeable = False
+    return StereoGoState(g, hist, mask, n_legal)
 
 
 class StereoGo(Game[StereoGoState]):
@@ -278,41 +293,48 @@ class StereoGo(Game[StereoGoState]):
         K.set_history(g, hist)
         if meta[K.M_END] in (K.END_PASSES, K.END_MOVE_CAP):
             K.finish(g, self._C)
-        legal = np.empty(self.n_points + 1, dtype=np.int16)
-        legal = legal[: K.legal_actions(g, hist, self._C, legal)]
-        return StereoGoState(g, hist, legal)
+        K.init_codes(g, self._C)
+        return self._with_mask(g, hist)
+
+    def _with_mask(self, g: np.ndarray, hist: np.ndarray) -> StereoGoState:
+        """The state of ``g`` and ``hist``, its legal actions collected from ``g``'s codes."""
+        mask = np.empty(self._n_actions, dtype=np.bool_)
+        count = K.collect(g, hist, self._C, mask)
+        mask.flags.writeable = False
+        return StereoGoState(g, hist, mask, count)
 
     def to_play(self, state: StereoGoState) -> int:
-        return int(state.g[K.META, K.M_TO_PLAY])
+        return state.g.item(K.META, K.M_TO_PLAY)  # a Python int, faster than int(g[i, j])
 
     def legal_mask(self, state: StereoGoState) -> np.ndarray:
-        out = np.zeros(self.n_points + 1, dtype=np.bool_)
-        out[state.legal] = True
-        return out
+        """The legal actions as a boolean mask: part of the state (read-only), computed when
+        the state was made, in the same compiled call as the move that made it."""
+        return state.mask
 
     def legal_actions(self, state: StereoGoState) -> np.ndarray:
-        """Sorted legal actions (int16; part of the state: do not modify), computed when the
-        state was made, in the same compiled call as the move that made it."""
-        return state.legal
+        """Sorted legal actions (int16, a new array), from the state's mask."""
+        out = _empty(self._n_actions, _INT16)
+        return out[: _mask_actions(state.mask, out)]
 
     def apply(self, state: StereoGoState, action: int) -> StereoGoState:
         # The hot path (profiled: Python overhead here costs as much as the compiled work):
         # one array copy, one allocation and one compiled call, which also checks the
-        # action's range and legality and lists the new state's legal actions.
+        # action's range and legality and writes the new state's legal mask.
         cls = action.__class__
         if cls is not int:
             action = int(action) if cls is _INT16_SCALAR else self._as_int(action)
         g = state.g.copy()
-        legal = _empty(self._n_actions, _INT16)
+        mask = _empty(self._n_actions, _BOOL)
         try:
-            count = _step_list(g, state.hist, self._C, action, legal)
+            count = _step_mask(g, state.hist, self._C, action, mask)
         except Exception:  # an integer too large for the kernel (int64) to receive
             if not 0 <= action <= self.n_points:
                 raise IllegalMove(action, f"action index out of range 0..{self.n_points}") from None
             raise
         if count < 0:
             return self._apply_slow(state, action, g, -count)
-        return _new_state(StereoGoState, (g, state.hist, legal[:count]))
+        mask.setflags(False)  # read-only (positional: a keyword costs a dict per call)
+        return _new_state(StereoGoState, (g, state.hist, mask, count))
 
     @staticmethod
     def _as_int(action: object) -> int:
@@ -325,16 +347,20 @@ class StereoGo(Game[StereoGoState]):
     def _apply_slow(
         self, state: StereoGoState, action: int, g: np.ndarray, status: int
     ) -> StereoGoState:
-        """A refused move: a clear error, or a fresh history buffer and a second try."""
+        """A refused move: a clear error, or a fresh history buffer and a second try.
+
+        The second try is the common case in a search (every sibling after the first), so it
+        is kept as lean as ``apply``."""
         if status == K.NEED_BUFFER:  # another line of play extended the shared history
-            length = int(g[K.META, K.M_HIST_LEN])
-            hist = np.empty(max(2 * self.n_points + 2, 2 * length + 2), dtype=np.int64)
+            length = g.item(K.META, K.M_HIST_LEN)
+            hist = _empty(max(2 * self.n_points + 2, 2 * length + 2), _INT64)
             hist[: length + 1] = state.hist[: length + 1]
             hist[0] = length
-            legal = np.empty(self._n_actions, dtype=np.int16)
-            count = _step_list(g, hist, self._C, action, legal)
+            mask = _empty(self._n_actions, _BOOL)
+            count = _step_mask(g, hist, self._C, action, mask)
             if count >= 0:
-                return StereoGoState(g, hist, legal[:count])
+                mask.setflags(False)
+                return _new_state(StereoGoState, (g, hist, mask, count))
             status = -count
         if status == K.OUT_OF_RANGE:
             raise IllegalMove(action, f"action index out of range 0..{self.n_points}")
@@ -342,7 +368,7 @@ class StereoGo(Game[StereoGoState]):
 
     def is_terminal(self, state: StereoGoState) -> bool:
         # Pass is legal in every live position, so only a finished game has no legal action.
-        return not len(state.legal)
+        return not state.n_legal
 
     def returns(self, state: StereoGoState) -> np.ndarray:
         outcome = int(state.meta[K.M_OUTCOME])
@@ -456,7 +482,7 @@ class StereoGo(Game[StereoGoState]):
         g = state.g.copy()
         g[K.META, K.M_OUTCOME] = 1 - player
         g[K.META, K.M_END] = K.END_RESIGN
-        return StereoGoState(g, state.hist, np.empty(0, dtype=np.int16))
+        return self._with_mask(g, state.hist)
 
     def resume(self, state: StereoGoState) -> StereoGoState:
         """The game ended by two passes, continued: a session player resumed play.
@@ -479,9 +505,7 @@ class StereoGo(Game[StereoGoState]):
         meta[K.M_OUTCOME] = -1
         meta[K.M_SCORE_BLACK] = 0
         meta[K.M_SCORE_WHITE] = 0
-        legal = np.empty(self.n_points + 1, dtype=np.int16)
-        legal = legal[: K.legal_actions(g, state.hist, self._C, legal)]
-        return StereoGoState(g, state.hist, legal)
+        return self._with_mask(g, state.hist)
 
     # ------------------------------------------------------------------ scoring
     def score(

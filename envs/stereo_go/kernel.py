@@ -19,6 +19,11 @@ Arrays (one column per point; n = number of points):
     hash, a power-of-two number of 32-bit words <= n) of the history hashes: the exact history
     is searched only on a Bloom hit. ``META`` holds the scalars, the game's constants
     (``M_*`` slots) and, from ``M_VACATED`` on, a bitset of the points captures have emptied.
+    ``CODE`` caches what the legal-move scan needs per point, kept up to date by every move
+    (``place`` recomputes only the points a move can affect): bit 0 / bit 2 black / white may
+    play there (empty, not suicide), bit 1 / bit 3 that move captures, bit 4 a capture emptied
+    the point (the ``M_VACATED`` bitset again). A move's legality is then one read plus, for
+    the few points where superko is possible, a hash lookup; see ``collect``.
 ``hist`` — the history: an append-only int64 buffer shared along a line of play. ``hist[0]``
     is how many hashes the buffer holds, ``hist[1 : 1 + g[META, M_HIST_LEN]]`` are the hashes
     of this state's positions so far (the current one included); a stone move is refused when
@@ -51,8 +56,13 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 EMPTY, BLACK, WHITE = 0, 1, 2
 
 # rows of g
-BOARD, HEAD, NEXT, SIZE, PL, LS, LQ, BLOOM, META = range(9)
-ROWS = 9
+BOARD, HEAD, NEXT, SIZE, PL, LS, LQ, BLOOM, META, CODE = range(10)
+ROWS = 10
+
+# bits of the CODE row (C_OK and C_CAP shifted left by 2 * (colour - 1): black 0, white 2)
+C_OK = 1  # the colour may play here: the point is empty and the stone would not be suicide
+C_CAP = 2  # a stone of the colour here captures
+C_VACATED = 16  # a capture has emptied this point at some time (as the M_VACATED bitset)
 
 # slots of the META row
 M_TO_PLAY = 0  # 0 black, 1 white
@@ -67,7 +77,10 @@ M_OUTCOME = 8  # -1 ongoing, 0 black won, 1 white won, 2 tie
 M_END = 9  # why the game ended: see END_*
 M_SCORE_BLACK = 10  # final Tromp-Taylor score without komi (when ended by passes or the cap)
 M_SCORE_WHITE = 11
-M_UNUSED = 12  # kept zero
+M_NOVEL = 12  # 1 + a stone placed since the last capture on a point no capture had emptied
+#               before (0: none). Every earlier position lacks that stone (the point was empty
+#               up to then), and every position since the last capture has a subset of the
+#               current stones: a move that keeps that stone cannot repeat a position.
 M_BLOOM_MASK = 13  # bit-index mask of the Bloom filter (a constant of the board)
 M_HIST_LEN = 14  # number of history hashes of this state in hist[1:]
 M_MAX_MOVES = 15  # game constants: the move cap,
@@ -246,6 +259,7 @@ def _remove_chain(g, C, h, colour):
         head[s] = -1
         x ^= C[s, d + colour]
         g[META, M_VACATED + (s >> 5)] |= _i32(np.int64(1) << (s & 31))
+        g[CODE, s] |= C_VACATED
         n += 1
         s = nxt[s]
         if s == h:
@@ -285,13 +299,127 @@ def _merge(g, a, b):
     g[LQ, a] += g[LQ, b]
 
 
+@njit(cache=True, inline="always")
+def _atari(g, h):
+    """Whether the chain with head ``h`` has one liberty (all its pseudo-liberties alike)."""
+    ls = np.int64(g[LS, h])
+    return np.int64(g[PL, h]) * g[LQ, h] == ls * ls
+
+
+@njit(cache=True, inline="always")
+def _point_code(g, C, p, d):
+    """The CODE bits 0..3 of point ``p`` (see the module docstring); 0 on a stone."""
+    if g[BOARD, p] != EMPTY:
+        return 0
+    lib_b = False  # a stone here would have a liberty (an empty point or a safe own chain)
+    lib_w = False
+    cap_b = False  # ... would capture (a neighbouring chain of the other colour in atari)
+    cap_w = False
+    for j in range(C[p, d]):
+        q = C[p, j]
+        v = g[BOARD, q]
+        if v == EMPTY:
+            lib_b = True
+            lib_w = True
+        elif _atari(g, g[HEAD, q]):
+            if v == BLACK:
+                cap_w = True
+            else:
+                cap_b = True
+        elif v == BLACK:
+            lib_b = True
+        else:
+            lib_w = True
+    code = 0
+    if lib_b or cap_b:
+        code |= C_OK
+    if cap_b:
+        code |= C_CAP
+    if lib_w or cap_w:
+        code |= C_OK << 2
+    if cap_w:
+        code |= C_CAP << 2
+    return code
+
+
+@njit(cache=True, inline="always")
+def _update(g, C, p, d):
+    g[CODE, p] = (g[CODE, p] & C_VACATED) | _point_code(g, C, p, d)
+
+
+@njit(cache=True)
+def init_codes(g, C):
+    """Fill the CODE row from the chains (``rebuild``) and the ``M_VACATED`` bitset."""
+    d = C.shape[1] - 3
+    for p in range(g.shape[1]):
+        vacated = (g[META, M_VACATED + (p >> 5)] >> (p & 31)) & 1
+        g[CODE, p] = _point_code(g, C, p, d) | (C_VACATED if vacated else 0)
+
+
+@njit(cache=True, inline="always")
+def _seen_head(g, C, p, k, h):
+    """Whether a neighbour of ``p`` before its ``k``-th one is a stone of chain ``h``."""
+    for i in range(k):
+        r = C[p, i]
+        if g[BOARD, r] != EMPTY and g[HEAD, r] == h:
+            return True
+    return False
+
+
 @njit(cache=True)
 def place(g, C, p, colour):
-    """Put a stone (assumed legal) and resolve captures; returns the number captured."""
+    """Put a stone (assumed legal) and resolve captures; returns the number captured.
+
+    Also keeps the CODE row up to date. A point's code depends only on its own emptiness and
+    its neighbours' (emptiness, colour, whether their chain is in atari). So a move changes the
+    codes of p and its neighbours, of the captured stones and their neighbours, and of the
+    liberties of chains whose atari status changed; such a chain is in atari before or after
+    the move, with one liberty then (LS / PL): those are recomputed, found before the move
+    (chains next to p or to a captured chain) and after it (chains next to p).
+    """
     board = g[BOARD]
     head = g[HEAD]
     d = C.shape[1] - 3
+    deg = C[p, d]
     opp = 3 - colour
+    # Before the move. ``pre`` lists points to recompute afterwards, and captured chains as
+    # -1 - head (their stones keep their NEXT links once removed). Only needed when a chain
+    # next to p is in atari: allocated then only.
+    extra = 0
+    for k in range(deg):
+        q = C[p, k]
+        v = board[q]
+        if v != EMPTY and _atari(g, head[q]):
+            extra += g[SIZE, head[q]] * d + 1 if v == opp else 1
+    npre = 0
+    pre = np.empty(extra, dtype=np.int64)
+    if extra:
+        for k in range(deg):
+            q = C[p, k]
+            v = board[q]
+            if v == EMPTY:
+                continue
+            hq = head[q]
+            if not _atari(g, hq) or _seen_head(g, C, p, k, hq):
+                continue
+            if v == colour:  # joins p's chain: its one liberty may stop being an atari point
+                pre[npre] = g[LS, hq] // g[PL, hq]
+                npre += 1
+            else:  # captured: it frees the own chains in atari next to it
+                pre[npre] = -1 - hq
+                npre += 1
+                s = hq
+                while True:
+                    for j in range(C[s, d]):
+                        t = C[s, j]
+                        if board[t] == colour:
+                            ht = head[t]
+                            if _atari(g, ht):
+                                pre[npre] = g[LS, ht] // g[PL, ht]
+                                npre += 1
+                    s = g[NEXT, s]
+                    if s == hq:
+                        break
     h = get_hash(g) ^ C[p, d + colour]
     board[p] = colour
     head[p] = p
@@ -332,6 +460,32 @@ def place(g, C, p, colour):
             b = head[p]
             if a != b:
                 _merge(g, a, b)
+    # After the move: the codes that may have changed.
+    _update(g, C, p, d)
+    for k in range(deg):
+        q = C[p, k]
+        if board[q] == EMPTY:  # an empty neighbour, or a captured stone
+            _update(g, C, q, d)
+        else:
+            hq = head[q]
+            if _atari(g, hq):
+                _update(g, C, g[LS, hq] // g[PL, hq], d)
+    for i in range(npre):
+        e = pre[i]
+        if e >= 0:
+            _update(g, C, e, d)
+            continue
+        hq = -1 - e
+        s = hq
+        while True:
+            _update(g, C, s, d)
+            for j in range(C[s, d]):
+                t = C[s, j]
+                if board[t] == EMPTY:
+                    _update(g, C, t, d)
+            s = g[NEXT, s]
+            if s == hq:
+                break
     return captured
 
 
@@ -420,6 +574,135 @@ def finish(g, C):
     g[META, M_OUTCOME] = 0 if diff > 0 else (1 if diff < 0 else 2)
 
 
+@njit(cache=True, inline="always")
+def _fresh(g):
+    """Whether a stone that captures nothing makes a position with more stones than any
+    earlier one (then it cannot repeat one)."""
+    return g[META, M_STONES] + 1 > g[META, M_MAX_STONES]
+
+
+@njit(cache=True, inline="always")
+def _novel_capture_point(g, colour):
+    """With a novel stone (``M_NOVEL``) of the other colour than ``colour`` in atari: its
+    chain's liberty, the one move of ``colour`` that removes it; else -1."""
+    x = g[META, M_NOVEL] - 1
+    if x < 0 or g[BOARD, x] == colour:
+        return -1
+    h = g[HEAD, x]
+    if not _atari(g, h):
+        return -1
+    return g[LS, h] // g[PL, h]
+
+
+@njit(cache=True, inline="always")
+def _may_repeat(g, p, colour, code):
+    """Whether a legal stone of ``colour`` on ``p`` (``code``: its CODE bits for that colour,
+    shifted down) might repeat a position. Not when it keeps the novel stone (``M_NOVEL``);
+    without one, only when it captures or fills a point a capture emptied while the position
+    is not fresh (see ``scan``)."""
+    if g[META, M_NOVEL]:
+        return p == _novel_capture_point(g, colour)
+    return (code & C_CAP) != 0 or (not _fresh(g) and (g[CODE, p] & C_VACATED) != 0)
+
+
+@njit(cache=True)
+def _repeats(g, hist, C, p, colour, code):
+    """Whether a stone of ``colour`` on ``p`` (legal but for superko; ``code``: its CODE bits
+    for that colour, shifted down) makes a position of the history."""
+    d = C.shape[1] - 3
+    h = get_hash(g) ^ C[p, d + colour]
+    if code & C_CAP:
+        opp = 3 - colour
+        for k in range(C[p, d]):
+            q = C[p, k]
+            if g[BOARD, q] != opp:
+                continue
+            hq = g[HEAD, q]
+            if not _atari(g, hq) or _seen_head(g, C, p, k, hq):
+                continue
+            s = hq
+            while True:
+                h ^= C[s, d + opp]
+                s = g[NEXT, s]
+                if s == hq:
+                    break
+    return _seen(g, hist, h)
+
+
+@njit(cache=True, inline="always")
+def _seen(g, hist, h):
+    """Whether the position hash ``h`` is in the history (the Bloom filter first)."""
+    mask = np.int64(g[META, M_BLOOM_MASK])
+    b1 = (h >> 11) & mask
+    b2 = (h >> 37) & mask
+    found = False
+    if (g[BLOOM, b1 >> 5] >> (b1 & 31)) & (g[BLOOM, b2 >> 5] >> (b2 & 31)) & 1:
+        # Maybe seen: search. A loop without an early exit compiles to vector code, several
+        # times faster than stopping at a match (found or not, all of it is read).
+        for i in range(1, np.int64(g[META, M_HIST_LEN]) + 1):
+            if hist[i] == h:
+                found = True
+    return found
+
+
+@njit(cache=True)
+def collect(g, hist, C, mask):
+    """The legal actions of the side to move as a boolean mask into ``mask`` (length n + 1,
+    pass last), from the CODE row; returns how many (0 once the game is over)."""
+    n = g.shape[1]
+    if g[META, M_OUTCOME] >= 0:
+        mask[:] = False
+        return 0
+    mover = g[META, M_TO_PLAY]
+    shift = 2 * mover
+    need = C_CAP << shift  # the codes that call for a superko check
+    if not _fresh(g):
+        need |= C_VACATED
+    codes = g[CODE]
+    # A branch-free pass (compiled to vector code), then the superko checks.
+    k = 0
+    check = 0
+    for p in range(n):
+        c = codes[p]
+        ok = (c >> shift) & C_OK
+        mask[p] = ok
+        k += ok
+        check |= c & need & -ok
+    if g[META, M_NOVEL]:  # at most one move may repeat a position: the novel stone's capture
+        p = _novel_capture_point(g, mover + 1)
+        if p >= 0 and mask[p] and _repeats(g, hist, C, p, mover + 1, (codes[p] >> shift) & 3):
+            mask[p] = False
+            k -= 1
+    elif check:
+        colour = mover + 1
+        d = C.shape[1] - 3
+        h0 = get_hash(g)
+        legal = C_OK << shift
+        capture = C_CAP << shift
+        for p in range(n):
+            c = codes[p]
+            if c & legal and c & need:
+                if c & capture:
+                    repeats = _repeats(g, hist, C, p, colour, C_OK | C_CAP)
+                else:
+                    repeats = _seen(g, hist, h0 ^ C[p, d + colour])
+                if repeats:
+                    mask[p] = False
+                    k -= 1
+    mask[n] = True
+    return k + 1
+
+
+@njit(cache=True)
+def mask_actions(mask, out):
+    """The indices of ``mask``'s true entries, in order, into ``out``; returns how many."""
+    k = 0
+    for p in range(mask.shape[0]):
+        out[k] = p  # written always, kept when legal: no branch to mispredict
+        k += mask[p]
+    return k
+
+
 @njit(cache=True)
 def step(g, hist, C, action):
     """Apply ``action`` in place on ``g`` (and append to ``hist``); returns a status code.
@@ -437,14 +720,22 @@ def step(g, hist, C, action):
     if action == n:
         g[META, M_PASSES] += 1
     else:
-        codes = np.empty(1, dtype=np.int8)
-        scan(g, hist, C, mover + 1, action, action + 1, codes, False)
-        if codes[0] != OK:
-            return codes[0]
+        code = (g[CODE, action] >> (2 * mover)) & (C_OK | C_CAP)
+        if not code & C_OK:
+            return OCCUPIED if g[BOARD, action] != EMPTY else SUICIDE
+        colour = mover + 1
+        if _may_repeat(g, action, colour, code) and _repeats(g, hist, C, action, colour, code):
+            return SUPERKO
         length = g[META, M_HIST_LEN]
         if hist[0] != length or length + 1 >= hist.shape[0]:
             return NEED_BUFFER
-        g[META, M_CAPS_BLACK + mover] += place(g, C, action, mover + 1)
+        emptied = g[CODE, action] & C_VACATED
+        captured = place(g, C, action, mover + 1)
+        g[META, M_CAPS_BLACK + mover] += captured
+        if captured:
+            g[META, M_NOVEL] = 0 if emptied else action + 1
+        elif not emptied and g[META, M_NOVEL] == 0:
+            g[META, M_NOVEL] = action + 1
         g[META, M_PASSES] = 0
         h = get_hash(g)
         hist[length + 1] = h
@@ -469,18 +760,16 @@ def step(g, hist, C, action):
 
 
 @njit(cache=True)
-def step_list(g, hist, C, action, legal):
-    """``step``, then the new position's legal actions into the buffer ``legal`` (length
-    n + 1, as ``legal_actions``).
+def step_mask(g, hist, C, action, mask):
+    """``step``, then the new position's legal actions as a mask into ``mask`` (``collect``).
 
     Returns how many legal actions (0 once the game is over), or ``-status`` when ``step``
-    refused. One compiled call per ply instead of two: the call overhead is a large part of
-    a ply's cost.
+    refused. One compiled call per ply: the call overhead is a large part of a ply's cost.
     """
     status = step(g, hist, C, action)
     if status != OK:
         return -status
-    return legal_actions(g, hist, C, legal)
+    return collect(g, hist, C, mask)
 
 
 @njit(cache=True)
