@@ -127,7 +127,8 @@ def test_export_all_levels_of_a_ladder_through_the_cli(tmp_path: Path, capsys) -
     [
         (["nogame", "1", "--onnx", "x.onnx"], "unknown game 'nogame'"),
         (["jiugong", "9", "--onnx", "x.onnx"], "no level '9' for jiugong; known levels: 1"),
-        (["stereo_go", "5", "--onnx", "x.onnx"], "levels exist for: max_moves=400 rules=area"),
+        (["stereo_go", "5", "--onnx", "x.onnx", "--option", "board=13x13"],
+         "levels exist for: the default options; "),
         (["jiugong", "5"], "give a level and --onnx PATH"),
         (["jiugong", "--all"], "give --out-dir DIR"),
         (["jiugong", "5", "--onnx", "x.onnx", "--option", "size=4"], "unknown config option"),

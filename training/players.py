@@ -172,7 +172,7 @@ def levels_folder(game: Game, root: str | Path | None = None) -> Path:
 def read_levels(game: Game, root: str | Path | None = None) -> dict[str, Any]:
     path = levels_folder(game, root) / "levels.json"
     if not path.is_file():
-        # Say which options do have levels (Stereo Go's are trained for area rules only).
+        # Say which options do have levels (e.g. Stereo Go: the defaults, area, plain 9x9).
         folder = Path(root or CHECKPOINT_ROOT) / game.spec.id
         # A folder is named by options_key: name-value pairs joined by "+".
         trained = sorted(
