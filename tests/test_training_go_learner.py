@@ -193,3 +193,39 @@ def test_a_ladder_is_calibrated_again_under_other_options(tmp_path: Path) -> Non
     assert [lv["label"] for lv in data["levels"]] == ["weak", "strong"]
     for lv in data["levels"]:
         assert (out / lv["checkpoint"]).read_bytes() == (area / lv["checkpoint"]).read_bytes()
+
+
+def test_a_run_stopped_by_sigterm_writes_its_stage(tmp_path: Path) -> None:
+    """A scheduler's SIGTERM stops ``qizero train`` like Ctrl-C: the workers close and the
+    last finished iteration becomes a stage, so nothing is lost between stages."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import yaml
+
+    run = go_run(training={"iterations": 1000, "steps_per_iteration": 1, "batch_size": 8,
+                           "min_buffer": 8, "eval_every": 0})
+    run["selfplay"]["workers"] = 1
+    config = tmp_path / "go.yaml"
+    config.write_text(yaml.safe_dump(run))
+    stages = tmp_path / "stages"
+    repo = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen(
+        [sys.executable, str(repo / "qizero_cli.py"), "train", str(config), "--run-dir",
+         str(tmp_path / "run"), "--stage-dir", str(stages), "--stage-every", "1000",
+         "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    log = tmp_path / "run" / "log.jsonl"
+    deadline = time.monotonic() + 120
+    while not (log.exists() and log.read_text().count("\n") >= 2):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out
+    assert "stopped after iteration" in out
+    done = max(json.loads(x)["iteration"] for x in log.read_text().splitlines())
+    assert stage_iterations(stages) == [done]

@@ -110,9 +110,15 @@ def run_train(args: argparse.Namespace) -> int:
         print(f"resuming from stage {resume} (iteration {learner.iteration})")
     print(f"run directory: {run_dir}")
     t0 = time.monotonic()
-    stats = learner.run(
-        minutes=args.minutes, progress=not args.no_progress, ray_address=args.ray_address
-    )
+    _stop_on_signals()
+    try:
+        stats = learner.run(
+            minutes=args.minutes, progress=not args.no_progress, ray_address=args.ray_address
+        )
+    except KeyboardInterrupt:
+        where = f"; stage written to {stage_dir}" if stage_dir else ""
+        print(f"stopped after iteration {learner.iteration}{where}")
+        return 130
     minutes = (time.monotonic() - t0) / 60
     print(
         f"done: iteration {learner.iteration}, {learner.step} steps, {len(stats)} iterations in "
@@ -120,6 +126,19 @@ def run_train(args: argparse.Namespace) -> int:
         f"{run_dir / 'checkpoints' / f'ckpt_{learner.iteration:06d}.pt'}"
     )
     return 0
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM (a scheduler, ``kill``) and SIGINT stop a run the way Ctrl-C does, so it
+    closes its workers and writes its last stage. SIGINT too: a shell starts background jobs
+    with it ignored."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # ---------------------------------------------------------------------------- arena
