@@ -117,7 +117,7 @@ def main() -> None:
     # Warm up (compiled rules loaded from numba's cache, first network call) on the side.
     sample_positions(game, 1, np.random.default_rng(12345))
     NetworkEvaluator(model).evaluate(game, [game.initial_state()])
-    ev = NetworkEvaluator(model)
+    ev = NetworkEvaluator(model, traced=True)  # as a self-play worker plays (run_task)
     if run:
         sp = run.selfplay.model_copy(
             update={"workers": 0, "batch_games": args.batch_games or args.games}

@@ -130,8 +130,8 @@ class Learner:
         stage_dir: str | Path | None = None,
         stage_every: int = 0,
     ) -> None:
-        """``resume``: a run checkpoint (with its buffer beside it) or, with ``stage_dir``, a
-        stage checkpoint (the buffer starts empty). ``stage_dir``: where stage checkpoints
+        """``resume``: a run checkpoint (with its buffer beside it) or a stage checkpoint in
+        ``stage_dir`` (the buffer starts empty). ``stage_dir``: where stage checkpoints
         go every ``stage_every`` iterations and at the end of :meth:`run`
         (:mod:`training.stages`)."""
         self.cfg = cfg
@@ -155,8 +155,12 @@ class Learner:
         self.step = 0
         self.elo = 0.0
         if resume is not None:
-            self._resume(Path(resume), from_stage=self.stage_dir is not None)
-            if self.stage_dir is not None:
+            from_stage = (
+                self.stage_dir is not None
+                and Path(resume).resolve().parent == self.stage_dir.resolve()
+            )
+            self._resume(Path(resume), from_stage=from_stage)
+            if from_stage:
                 stages.trim_log(self.stage_dir, self.iteration)
         (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.yaml").write_text(
