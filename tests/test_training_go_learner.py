@@ -229,3 +229,22 @@ def test_a_run_stopped_by_sigterm_writes_its_stage(tmp_path: Path) -> None:
     assert "stopped after iteration" in out
     done = max(json.loads(x)["iteration"] for x in log.read_text().splitlines())
     assert stage_iterations(stages) == [done]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--from-levels", "no/such/folder"], "cannot read no/such/folder/levels.json"),
+        (["--from-levels", "checkpoints/jiugong"], "holds levels of 'jiugong', not 'stereo_go'"),
+        (["--from-levels", "checkpoints/stereo_go", "--option", "rules=chinese"], "rules"),
+        (["--run", "runs/x", "--option", "rules=area"], "go with --from-levels"),
+    ],
+)
+def test_bad_recalibration_requests_say_what_is_wrong(argv: list, message: str, capsys,
+                                                      monkeypatch) -> None:
+    import qizero_cli
+
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    assert qizero_cli.main(["levels", "stereo_go", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("qizero levels: error:") and message in err
