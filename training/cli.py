@@ -308,14 +308,11 @@ def run_levels(args: argparse.Namespace) -> int:
 
 
 def _recalibrate(args: argparse.Namespace) -> int:
-    from training.levels import recalibrate_levels
+    from training.levels import read_levels_folder, recalibrate_levels
     from training.players import levels_folder
 
     source = Path(args.from_levels)
-    try:
-        data = json.loads((source / "levels.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read {source / 'levels.json'}: {exc}") from None
+    data = read_levels_folder(source)
     if data.get("game") != args.game:
         raise ConfigError(f"{source} holds levels of {data.get('game')!r}, not {args.game!r}")
     options = {**data.get("game_options", {}), **parse_options(args.option)}

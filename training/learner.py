@@ -421,7 +421,11 @@ class Learner:
         finally:
             if owned:
                 backend.close()
-            if out and self.stage_dir is not None:
+            stopped_between_stages = (
+                self.stage_dir is not None
+                and self.iteration not in stages.stage_iterations(self.stage_dir)
+            )
+            if out and stopped_between_stages:
                 self.write_stage()  # the session's last iteration, whatever stopped it
         bar.close()
         if self.writer is not None:

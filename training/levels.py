@@ -50,6 +50,7 @@ from training.players import (
     RandomPlayer,
     SearchPlayer,
     make_player,
+    network_player,
 )
 
 LEVELS_FORMAT_VERSION = 1
@@ -224,6 +225,15 @@ def build_levels(
     )
 
 
+def read_levels_folder(folder: Path) -> dict[str, Any]:
+    """The levels.json of a ladder folder; ConfigError naming the file if it is unreadable."""
+    path = Path(folder) / "levels.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+
+
 def recalibrate_levels(
     source: Path,
     game_options: dict[str, Any],
@@ -246,10 +256,7 @@ def recalibrate_levels(
     calibration unless ``games_per_pair`` or ``pairs`` say otherwise.
     """
     source, out_dir = Path(source), Path(out_dir)
-    try:
-        data = json.loads((source / "levels.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read {source / 'levels.json'}: {exc}") from None
+    data = read_levels_folder(source)
     game_id = data["game"]
     game = make_game(game_id, **game_options)
     calib = data.get("calibration") or {}
@@ -263,11 +270,7 @@ def recalibrate_levels(
         if src.resolve() != dst.resolve():
             shutil.copyfile(src, dst)
         search_cfg = SearchConfig.model_validate(entry["search"])
-        evaluator = NetworkEvaluator(
-            load_model(dst).model, cache_bytes=PLAYER_CACHE_BYTES, traced=True
-        )
-        identity = {"weights": file_digest(dst), "search": search_cfg.model_dump(mode="json")}
-        players.append(SearchPlayer(entry["label"], evaluator, search_cfg, identity))
+        players.append(network_player(dst, search_cfg, entry["label"]))
         names.append(entry["label"])
         levels.append(
             {k: entry[k] for k in ("id", "label", "checkpoint", "iteration", "search")}

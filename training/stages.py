@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,10 @@ def write_stage(folder: Path, checkpoint: Path, config: dict[str, Any], iteratio
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    data = torch.load(checkpoint, map_location="cpu", weights_only=True)
     out = stage_path(folder, iteration)
-    _atomic_save(data, out)
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.copyfile(checkpoint, tmp)
+    tmp.replace(out)
     for it in stage_iterations(folder):
         if it < iteration:
             _drop_optimizer(stage_path(folder, it))
