@@ -26,15 +26,16 @@ rating rules until the ranks settle.
    the last half of the season.
 
 Entrants: the service's AI ladder players (:mod:`serving.ladder.ai_players`) that can play
-the options ``--config`` asks for (9x9: the baselines ``random`` and ``mcts32``; the
-cylinder levels' own options ``{"board": "cylinder", "rules": "area", "max_moves": 400}``:
-the five shipped levels), plus reference players given as ``training.players`` specs
-(``--extra random mcts:8 mcts:128``).
+the options ``--config`` asks for (options with trained levels, e.g. ``{}`` or
+``{"board": "9x9", "rules": "area"}``: their five levels; options without, e.g.
+``{"board": "13x13"}``: the baselines ``random`` and ``mcts32``), plus reference players
+given as ``training.players`` specs (``--extra random mcts:8 mcts:128``).
 
 ``--write`` merges the labels of the service's AI players into
-``checkpoints/stereo_go/ladder.json``, where the service reads their starting points, with
-the run (its real games' results included); ``--reuse`` takes the real games' results of the
-last run there with the same options and entrants instead of playing them again.
+``checkpoints/stereo_go/ladder.json``, where the service reads their starting points, each
+with the level's fingerprint (a label measured for other weights or search is not used),
+with the run (its real games' results included); ``--reuse`` takes the real games' results
+of the last run there with the same options and entrants instead of playing them again.
 
 Usage:
   python bench/ladder_levels.py --config '{"board": "9x9"}' --extra mcts:8 mcts:128 \\
@@ -73,12 +74,14 @@ from serving.levels import LevelRegistry  # noqa: E402
 @dataclass(frozen=True)
 class Entrant:
     """A strength to label: its name, the service's AI player id (None for a reference
-    player), how to build it (``level:<id>`` or a players spec) and the game options."""
+    player), how to build it (``level:<id>`` or a players spec), the game options and, for
+    an AI player, its fingerprint (what the service checks the label against)."""
 
     name: str
     player_id: str | None
     spec: str
     config: dict[str, Any]
+    fingerprint: str | None = None
 
 
 @dataclass
@@ -103,7 +106,8 @@ def entrants(config: dict[str, Any], extra: list[str], checkpoints: Path) -> lis
         own = game_config(ai, config, levels)
         if own is not None:
             found.append(Entrant(ai.player_id.removeprefix("ai-"), ai.player_id,
-                                 ai.level if ai.options is None else f"level:{ai.level}", own))
+                                 ai.level if ai.options is None else f"level:{ai.level}", own,
+                                 ai.fingerprint))
     for spec in extra:
         found.append(Entrant(spec.replace(":", ""), None, spec, dict(config)))
     return found
@@ -238,6 +242,7 @@ def labels(copies: list[Copy]) -> dict[str, dict[str, Any]]:
         points = int(statistics.median(settled))
         out[name] = {
             "player_id": mine[0].entrant.player_id,
+            "fingerprint": mine[0].entrant.fingerprint,
             "points": points,
             "rank": rules.rank_of(points).name,
             "copies": [rules.rank_of(int(x)).name for x in settled],
@@ -256,6 +261,7 @@ def write(path: Path, found: dict[str, dict[str, Any]], meta: dict[str, Any]) ->
         if entry["player_id"]:
             data["players"][entry["player_id"]] = {
                 "points": entry["points"], "rank": entry["rank"], "config": meta["config"],
+                "fingerprint": entry["fingerprint"],
                 "season_games": entry["games"], "season_wins": entry["wins"]}
     data["runs"].append(meta)
     tmp = path.with_suffix(".tmp")

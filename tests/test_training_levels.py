@@ -13,7 +13,12 @@ from envs import make_game
 from envs.core import ConfigError
 from training.config import config_from_dict
 from training.learner import Learner
-from training.levels import build_levels, calibration_pairs, resolve_iteration
+from training.levels import (
+    build_levels,
+    calibration_pairs,
+    resolve_iteration,
+    run_iterations,
+)
 from training.players import level_player, levels_folder, read_levels
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,6 +65,26 @@ def test_build_levels_from_a_tiny_run(tmp_path: Path) -> None:
     assert data["levels"][0]["iteration"] == 1 and data["levels"][1]["iteration"] == 2
     # Exported weight files are small: no optimizer state.
     assert all(p.stat().st_size < 200_000 for p in out.glob("*.pt"))
+
+
+def test_build_levels_from_a_stage_folder(tmp_path: Path) -> None:
+    """A run trained across sessions leaves only its stage folder: the ladder is built from
+    the stages, and the calibration's journal goes where it is told, not into the folder."""
+    cfg = config_from_dict({**RUN, "training": {**RUN["training"], "iterations": 3}})
+    stages = tmp_path / "stages"
+    Learner(cfg, tmp_path / "run", tensorboard=False, stage_dir=stages,
+            stage_every=2).run(progress=False)
+    assert run_iterations(stages) == [2, 3]
+    cfg = config_from_dict({**RUN, "levels": {**RUN["levels"], "ladder": [
+        {"label": "weak", "checkpoint": 2, "simulations": 0, "temperature": 1.0},
+        {"label": "strong", "checkpoint": 1.0, "simulations": 16, "temperature": 0.0}]}})
+    before = sorted(p.name for p in stages.iterdir())
+    report = build_levels(cfg, stages, tmp_path / "ship", log=lambda _: None, workers=1,
+                          journal_dir=tmp_path / "journal")
+    data = json.loads(report.path.read_text())
+    assert [lv["iteration"] for lv in data["levels"]] == [2, 3]
+    assert sorted(p.name for p in stages.iterdir()) == before
+    assert (tmp_path / "journal" / "levels_games.jsonl").exists()
 
 
 def test_resolve_iteration() -> None:

@@ -248,7 +248,8 @@ def run_arena(args: argparse.Namespace) -> int:
 def add_levels_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", help="game id, e.g. jiugong")
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--run", help="training run directory (runs/<dir>)")
+    source.add_argument("--run", help="training run directory (runs/<dir>) or stage folder "
+                        "(checkpoints/<game>/stages/<name>: a run across sessions)")
     source.add_argument(
         "--from-levels", metavar="FOLDER",
         help="calibrate FOLDER's shipped ladder (its levels.json, checkpoints and search "
@@ -293,6 +294,8 @@ def run_levels(args: argparse.Namespace) -> int:
         raise ConfigError(f"run {run} is for game {cfg.game.id!r}, not {args.game!r}")
     game = make_game(cfg.game.id, **cfg.game.options)
     out = Path(args.out) if args.out else levels_folder(game, REPO / "checkpoints")
+    # A stage folder is committed: its calibration games are journalled under runs/.
+    journal = None if (run / "checkpoints").is_dir() else REPO / "runs" / f"levels-{run.name}"
     report = build_levels(
         cfg,
         run,
@@ -302,6 +305,7 @@ def run_levels(args: argparse.Namespace) -> int:
         log=print,
         workers=args.workers,
         chunk=args.chunk,
+        journal_dir=journal,
     )
     print(report.summary())
     return 0 if report.ordered else 1
@@ -319,7 +323,6 @@ def _recalibrate(args: argparse.Namespace) -> int:
     game = make_game(args.game, **options)
     out = Path(args.out) if args.out else levels_folder(game, REPO / "checkpoints")
     journal = REPO / "runs" / f"recalibrate-{args.game}-{out.name}"
-    journal.mkdir(parents=True, exist_ok=True)
     report = recalibrate_levels(
         source, options, out, games_per_pair=args.games, seed=args.seed, log=print,
         workers=args.workers, chunk=args.chunk, journal_dir=journal, pairs=args.pairs,
@@ -424,22 +427,21 @@ def add_value_fit_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_value_fit_command(args: argparse.Namespace) -> int:
     from training.config import load_config
-    from training.levels import run_iterations
+    from training.levels import run_checkpoints
     from training.value_fit import run_value_fit
 
     cfg = load_config(args.config)
     run = Path(args.run)
-    iterations = run_iterations(run)
-    if not iterations:
+    checkpoints = run_checkpoints(run)
+    if not checkpoints:
         raise ConfigError(f"run {run} has no checkpoints")
-    it = iterations[-1] if args.iteration is None else args.iteration
-    if it not in iterations:
+    it = list(checkpoints)[-1] if args.iteration is None else args.iteration
+    if it not in checkpoints:
         raise ConfigError(f"run {run} has no checkpoint for iteration {it}")
     out = Path(args.out)
     if out.resolve() == run.resolve():
         raise ConfigError("--out must be a new directory: the refit network is a new run")
-    run_value_fit(cfg, Path(args.config).read_text(), run / "checkpoints" / f"ckpt_{it:06d}.pt",
-                  out, args.workers)
+    run_value_fit(cfg, Path(args.config).read_text(), checkpoints[it], out, args.workers)
     return 0
 
 

@@ -28,7 +28,7 @@ from envs.core import ConfigError
 from envs.policies import named_policy
 from training.arena import MatchResult, fit_elo, round_robin
 from training.config import RunConfig
-from training.levels import run_iterations
+from training.levels import run_checkpoints
 from training.players import make_player
 
 
@@ -61,7 +61,7 @@ def training_seconds(run_dir: Path) -> dict[int, float]:
             row = json.loads(line)
             if row.get("seconds") is not None:
                 logged[int(row["iteration"])] = float(row["seconds"])
-    ckpts = {it: run_dir / "checkpoints" / f"ckpt_{it:06d}.pt" for it in run_iterations(run_dir)}
+    ckpts = run_checkpoints(run_dir)
     mtimes = {it: p.stat().st_mtime for it, p in ckpts.items()}
     order = sorted(mtimes)
     gaps = {b: mtimes[b] - mtimes[a] for a, b in zip(order, order[1:])}
@@ -103,7 +103,8 @@ def elo_curve(
     """Rate ``points`` checkpoints of a run against the anchors and each other."""
     run_dir = Path(run_dir)
     game: Game = make_game(cfg.game.id, **cfg.game.options)
-    chosen = spread(run_iterations(run_dir), points)
+    checkpoints = run_checkpoints(run_dir)
+    chosen = spread(list(checkpoints), points)
     seconds = training_seconds(run_dir)
     anchors = ["random"]
     for name in ("greedy", "solver"):
@@ -113,9 +114,7 @@ def elo_curve(
             continue
         anchors.append(name)
     names = anchors + [f"iteration {it}" for it in chosen]
-    specs = anchors + [
-        f"net:{run_dir / 'checkpoints' / f'ckpt_{it:06d}.pt'}:{simulations}" for it in chosen
-    ]
+    specs = anchors + [f"net:{checkpoints[it]}:{simulations}" for it in chosen]
     players = [make_player(game, spec, seed=seed + k) for k, spec in enumerate(specs)]
     a = len(anchors)
     pairs = [(i, j) for i in range(a) for j in range(i + 1, len(players))]

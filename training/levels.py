@@ -52,19 +52,29 @@ from training.players import (
     make_player,
     network_player,
 )
+from training.stages import stage_iterations, stage_path
 
 LEVELS_FORMAT_VERSION = 1
 
 
-def run_iterations(run_dir: Path) -> list[int]:
-    """Iterations that have a checkpoint in a run directory."""
-    out = []
+def run_checkpoints(run_dir: Path) -> dict[int, Path]:
+    """Iteration -> checkpoint, oldest first, of a run directory (``checkpoints/ckpt_*.pt``)
+    or of a stage folder (``stage-*.pt``, :mod:`training.stages`: what is left of a run
+    trained across sessions on other machines)."""
+    found: dict[int, Path] = {}
     for p in (Path(run_dir) / "checkpoints").glob("ckpt_*.pt"):
         try:
-            out.append(int(p.stem.split("_")[1]))
+            found[int(p.stem.split("_")[1])] = p
         except (IndexError, ValueError):
             continue
-    return sorted(out)
+    for it in stage_iterations(Path(run_dir)):
+        found.setdefault(it, stage_path(Path(run_dir), it))
+    return dict(sorted(found.items()))
+
+
+def run_iterations(run_dir: Path) -> list[int]:
+    """Iterations that have a checkpoint in a run directory or stage folder."""
+    return list(run_checkpoints(run_dir))
 
 
 def resolve_iteration(spec: LevelSpec, iterations: list[int]) -> int:
@@ -155,12 +165,17 @@ def build_levels(
     log: Callable[[str], Any] = print,
     workers: int = 0,
     chunk: int = 2,
+    journal_dir: Path | None = None,
 ) -> LevelsReport:
+    """Export the ladder's checkpoints of ``run_dir`` (a run directory or a stage folder)
+    to ``out_dir`` and calibrate it; the games are journalled in ``journal_dir`` (default
+    the run directory), so a stopped calibration resumes."""
     lv = cfg.levels
     if len(lv.ladder) < 1:
         raise ConfigError("the config has no levels.ladder")
     game = make_game(cfg.game.id, **cfg.game.options)
-    iterations = run_iterations(run_dir)
+    checkpoints = run_checkpoints(run_dir)
+    iterations = list(checkpoints)
     out_dir.mkdir(parents=True, exist_ok=True)
     games = games_per_pair or lv.games_per_pair
 
@@ -173,7 +188,7 @@ def build_levels(
     for spec in lv.ladder:
         it = resolve_iteration(spec, iterations)
         if it not in files:
-            src = Path(run_dir) / "checkpoints" / f"ckpt_{it:06d}.pt"
+            src = checkpoints[it]
             digests[it] = file_digest(src)
             loaded = load_model(src)
             name = f"{cfg.game.id}-iter{it:04d}.pt"
@@ -220,7 +235,7 @@ def build_levels(
         log=log,
         workers=workers,
         chunk=chunk,
-        journal_dir=Path(run_dir),
+        journal_dir=Path(journal_dir or run_dir),
         run_name=Path(run_dir).name,
     )
 
@@ -336,6 +351,7 @@ def _calibrate(
     known: dict[ChunkKey, ChunkResult] = {}
     on_chunk = None
     if workers > 0:
+        journal_dir.mkdir(parents=True, exist_ok=True)
         journal = ChunkJournal(journal_dir / "levels_games.jsonl")
         known, on_chunk = journal.hooks(
             game.spec.id, game_options, [p.identity for p in players], pairs, games, seed,

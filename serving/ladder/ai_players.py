@@ -6,14 +6,18 @@ Who they are: each level of every ``checkpoints/stereo_go/**/levels.json`` (the 
 was trained for are the only ones it can play), and the service's baseline levels (uniform
 random, pure MCTS: they play any options that have no trained levels). Where they start: the
 points the ladder bench measured (``checkpoints/stereo_go/ladder.json``, written by
-``bench/ladder_levels.py``), else 0 (18K); after that their points move with their rated
-games like anyone's. An AI level plays any number of games at once and never queues: it
-takes a seat when a person has waited long enough (:mod:`serving.ladder.matching`).
+``bench/ladder_levels.py``) for the very network and search that level now is (its
+:func:`fingerprint`: a ladder trained or calibrated again is a new strength), else 0 (18K);
+after that their points move with their rated games like anyone's. An AI level plays any
+number of games at once and never queues: it takes a seat when a person has waited long
+enough (:mod:`serving.ladder.matching`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
 import json
 import logging
 import re
@@ -25,7 +29,7 @@ from envs.core import options_key
 from serving.catalogue import build_game
 from serving.errors import ServiceError
 from serving.ladder.options import GAME
-from serving.levels import LevelRegistry, baseline_table
+from serving.levels import Level, LevelRegistry, baseline_table
 
 log = logging.getLogger("qizero.serving")
 
@@ -37,13 +41,15 @@ CALIBRATION_FILE = "ladder.json"
 class AILevel:
     """One AI level as a ladder player: its player id and name, the level table it belongs
     to (``key``: an options key, ``""`` the default options, or ``"baseline"``), the level
-    id, and the game options it was trained for (None: a baseline, any untrained options)."""
+    id, the game options it was trained for (None: a baseline, any untrained options) and
+    its :func:`fingerprint`."""
 
     player_id: str
     name: str
     key: str
     level: str
     options: dict[str, Any] | None
+    fingerprint: str
 
 
 def ai_player_id(key: str, level: str) -> str:
@@ -51,6 +57,32 @@ def ai_player_id(key: str, level: str) -> str:
     (characters outside ``[A-Za-z0-9_-]`` become ``_``, so the id fits in a URL path)."""
     parts = ["ai"] + ([key] if key not in ("", BASELINE) else []) + [level]
     return re.sub(r"[^A-Za-z0-9_-]", "_", "-".join(parts))
+
+
+def fingerprint(level: Level) -> str:
+    """What a measured strength belongs to: a trained level's network weights and search
+    settings (16 hex digits of a SHA-256); a baseline is its id (fixed code)."""
+    if level.checkpoint is None:
+        return f"baseline:{level.id}"
+    try:
+        weights = _file_digest(level.checkpoint)
+    except OSError:  # the level cannot play either; no measured points can be its own
+        return f"unreadable:{level.checkpoint.name}"
+    digest = hashlib.sha256(weights.encode())
+    digest.update(json.dumps(level.search, sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def _file_digest(path: Path) -> str:
+    stat = path.stat()
+    return _cached_file_digest(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_file_digest(path: str, size: int, mtime_ns: int) -> str:
+    """SHA-256 of a checkpoint, once per file version (the service asks on every request)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def ai_levels(levels: LevelRegistry) -> list[AILevel]:
@@ -67,25 +99,40 @@ def ai_levels(levels: LevelRegistry) -> list[AILevel]:
         for lv in table.levels:
             suffix = f" ({key})" if key else ""
             found.append(AILevel(ai_player_id(key, lv.id), f"AI {lv.label}{suffix}", key,
-                                 lv.id, dict(table.options)))
+                                 lv.id, dict(table.options), fingerprint(lv)))
     if levels.baseline:
         for lv in baseline_table(GAME).levels:
             found.append(AILevel(ai_player_id(BASELINE, lv.id), f"AI {lv.label}", BASELINE,
-                                 lv.id, None))
+                                 lv.id, None, fingerprint(lv)))
     return found
 
 
-def calibrated_points(checkpoints_root: Path) -> dict[str, int]:
-    """Starting points per AI player id from the ladder bench's file (empty without one)."""
+def calibrated_points(checkpoints_root: Path, players: list[AILevel]) -> dict[str, int]:
+    """Starting points per AI player id from the ladder bench's file (empty without one),
+    for the ``players`` whose entry was measured for what they are now (same fingerprint;
+    a baseline's entry needs none: its code is its identity)."""
     path = Path(checkpoints_root) / GAME / CALIBRATION_FILE
     try:
-        data = json.loads(path.read_text())
-        return {str(pid): int(entry["points"]) for pid, entry in data["players"].items()}
+        entries = json.loads(path.read_text())["players"]
+        measured = {str(pid): (int(e["points"]), e.get("fingerprint"))
+                    for pid, e in entries.items()}
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         log.warning("ladder: %s is unreadable (%s); AI levels start at 0 points", path, exc)
         return {}
+    points: dict[str, int] = {}
+    for ai in players:
+        if ai.player_id not in measured:
+            continue
+        value, measured_for = measured[ai.player_id]
+        if measured_for == ai.fingerprint or (ai.options is None and measured_for is None):
+            points[ai.player_id] = value
+        else:
+            log.warning("ladder: %s's points in %s were measured for another network or "
+                        "search; it starts at 0 points (run bench/ladder_levels.py --write)",
+                        ai.player_id, path)
+    return points
 
 
 def game_config(

@@ -77,7 +77,7 @@ class Ladder:
         return found
 
     def _seed(self, missing: list[AILevel]) -> None:
-        start = calibrated_points(self.levels.root)
+        start = calibrated_points(self.levels.root, missing)
         with self.store.reader() as s:
             have = set(s.scalars(select(PlayerRow.id).where(
                 PlayerRow.id.in_([ai.player_id for ai in missing]))))

@@ -1,0 +1,83 @@
+"""AI levels start on the ladder at the points measured for what they are now: a label in
+ladder.json counts only for the same weights and search (its fingerprint)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from serving_helpers import client_for, tiny_checkpoint
+
+from serving.ladder.ai_players import ai_levels, calibrated_points, fingerprint
+from serving.ladder.rules import rank_of
+from serving.levels import Level, LevelRegistry
+
+SEARCH = {"algorithm": "gumbel", "simulations": 8}
+
+
+def _ladder_root(tmp_path: Path) -> Path:
+    """A checkpoints root with a two-level 9x9 ladder (two tiny networks)."""
+    root = tmp_path / "checkpoints"
+    folder = root / "stereo_go" / "board-9x9"
+    for seed in (0, 1):
+        tiny_checkpoint(folder / f"net{seed}.pt", "stereo_go", seed, {"board": "9x9"})
+    (folder / "levels.json").write_text(json.dumps({"game": "stereo_go", "levels": [
+        {"id": 1, "label": "low", "checkpoint": "net0.pt", "search": {"simulations": 0}},
+        {"id": 2, "label": "high", "checkpoint": "net1.pt", "search": SEARCH},
+    ], "game_options": {"board": "9x9"}}))
+    return root
+
+
+def _measured(root: Path, players: dict[str, dict]) -> None:
+    (root / "stereo_go" / "ladder.json").write_text(json.dumps({"players": players}))
+
+
+def test_a_fingerprint_changes_with_the_weights_and_the_search(tmp_path: Path) -> None:
+    a = tiny_checkpoint(tmp_path / "a.pt", "stereo_go", 0, {"board": "9x9"})
+    b = tiny_checkpoint(tmp_path / "b.pt", "stereo_go", 1, {"board": "9x9"})
+    level = Level("5", "master", checkpoint=a, search=SEARCH)
+    same = fingerprint(level)
+    assert same == fingerprint(Level("5", "another label", checkpoint=a, search=dict(SEARCH)))
+    assert same != fingerprint(Level("5", "master", checkpoint=b, search=SEARCH))
+    assert same != fingerprint(Level("5", "master", checkpoint=a,
+                                     search={**SEARCH, "simulations": 64}))
+    assert fingerprint(Level("random", "Random", player="random")) == "baseline:random"
+    missing = fingerprint(Level("5", "master", checkpoint=tmp_path / "gone.pt"))
+    assert missing.startswith("unreadable:")
+
+
+def test_points_count_only_for_the_level_they_were_measured_for(tmp_path: Path) -> None:
+    root = _ladder_root(tmp_path)
+    players = {ai.player_id: ai for ai in ai_levels(LevelRegistry(root))}
+    low, high = players["ai-board-9x9-1"], players["ai-board-9x9-2"]
+    _measured(root, {
+        low.player_id: {"points": 3_000, "fingerprint": low.fingerprint},
+        high.player_id: {"points": 9_000, "fingerprint": "0123456789abcdef"},  # old network
+        "ai-mcts32": {"points": 8_000},  # a baseline: its code is its identity
+        "ai-random": {"points": 500, "fingerprint": "baseline:mcts32"},  # not this one
+    })
+    points = calibrated_points(root, list(players.values()))
+    assert points == {low.player_id: 3_000, "ai-mcts32": 8_000}
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"players": [1, 2]}',
+                                     '{"players": {"ai-1": {"rank": "9K"}}}'])
+def test_an_unreadable_calibration_file_means_zero_points(tmp_path: Path, content: str) -> None:
+    root = _ladder_root(tmp_path)
+    (root / "stereo_go" / "ladder.json").write_text(content)
+    assert calibrated_points(root, ai_levels(LevelRegistry(root))) == {}
+
+
+def test_the_service_seeds_ai_players_with_their_own_measured_points(tmp_path: Path) -> None:
+    root = _ladder_root(tmp_path)
+    players = {ai.player_id: ai for ai in ai_levels(LevelRegistry(root))}
+    _measured(root, {
+        "ai-board-9x9-1": {"points": 3_000, "fingerprint": players["ai-board-9x9-1"].fingerprint},
+        "ai-board-9x9-2": {"points": 9_000, "fingerprint": "0123456789abcdef"},
+    })
+    with client_for(tmp_path, checkpoints_root=root) as c:
+        low = c.get("/v1/players/ai-board-9x9-1").json()
+        high = c.get("/v1/players/ai-board-9x9-2").json()
+    assert (low["points"], low["rank"]) == (3_000, rank_of(3_000).name)
+    assert (high["points"], high["rank"]) == (0, "18K")  # measured for other weights
