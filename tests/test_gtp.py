@@ -196,6 +196,23 @@ def test_cli_refuses_other_games() -> None:
     assert proc.returncode == 2 and "GTP serves Go only" in proc.stderr
 
 
+def test_cli_threads() -> None:
+    """The engine's PyTorch threads are set from --threads (1 by default); 0 is refused."""
+    probe = ("import sys, torch\n"
+             "sys.argv = ['qizero', 'gtp', 'stereo_go', 'random', *sys.argv[1:]]\n"
+             "import training.gtp as g\n"
+             "g.GtpEngine.serve = lambda self: print('threads', torch.get_num_threads())\n"
+             "import qizero_cli\n"
+             "sys.exit(qizero_cli.main())")
+    for extra, want in (([], "threads 1"), (["--threads", "2"], "threads 2")):
+        proc = subprocess.run([sys.executable, "-c", probe, *extra], capture_output=True,
+                              text=True, cwd=str(REPO), timeout=120)
+        assert proc.returncode == 0 and want in proc.stdout, proc.stderr
+    proc = subprocess.run(_qizero("random", "--threads", "0"), capture_output=True, text=True,
+                          cwd=str(REPO), timeout=60)
+    assert proc.returncode == 2 and "--threads must be >= 1" in proc.stderr
+
+
 @pytest.mark.skipif(not HAVE_GNUGO, reason="GNU Go is not installed (apt-get install gnugo): "
                     "the games against it need /usr/games/gnugo")
 def test_random_against_gnugo_level_1() -> None:
