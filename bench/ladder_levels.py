@@ -2,7 +2,8 @@
 rating rules until the ranks settle.
 
 1. **Games.** Every pair of entrants plays ``--games-per-pair`` real Stereo Go games (colours
-   alternating) under ``--config``; games end by two passes or the move cap and are scored by
+   alternating, each pair of games from the same ``--opening-plies`` random moves, default
+   2, so deterministic levels do not replay two games) under ``--config``; games end by two passes or the move cap and are scored by
    the engine (Tromp-Taylor). This gives each pair's win rate (``(wins + 0.5) / (games + 1)``,
    so no rate is exactly 0 or 1).
 2. **Season.** Every entrant enters as ``--copies`` new ladder players (18K, 0 points) and a
@@ -126,8 +127,10 @@ def _player(spec: str, config: dict[str, Any]) -> Any:
     return _PLAYERS[key]
 
 
-def play(black: Entrant, white: Entrant, seed: int) -> tuple[str | None, int]:
-    """One game to its end: the winning colour (None: a tie) and the moves played."""
+def play(black: Entrant, white: Entrant, seed: int, opening: int = 0,
+         opening_seed: int = 0) -> tuple[str | None, int]:
+    """One game to its end from ``opening`` uniformly random moves (drawn from
+    ``opening_seed``): the winning colour (None: a tie) and the moves played."""
     import torch
 
     torch.set_num_threads(1)
@@ -135,6 +138,11 @@ def play(black: Entrant, white: Entrant, seed: int) -> tuple[str | None, int]:
     players = [_player(black.spec, black.config), _player(white.spec, white.config)]
     rng = np.random.default_rng(seed)
     state, moves = game.initial_state(), 0
+    opening_rng = np.random.default_rng(opening_seed)
+    while moves < opening and not game.is_terminal(state):
+        legal = np.flatnonzero(game.legal_mask(state)[:-1])  # never a pass
+        state = game.apply(state, int(legal[opening_rng.integers(len(legal))]))
+        moves += 1
     while not game.is_terminal(state):
         state = game.apply(state, players[game.to_play(state)].select_action(game, state, rng))
         moves += 1
@@ -144,15 +152,19 @@ def play(black: Entrant, white: Entrant, seed: int) -> tuple[str | None, int]:
 
 
 def measure(found: list[Entrant], per_pair: int, workers: int, seed: int,
-            log: Any) -> dict[tuple[str, str], tuple[float, int]]:
-    """Real games between every pair: ``(a, b) -> (a's wins + half the ties, games)``."""
+            log: Any, opening: int = 2) -> dict[tuple[str, str], tuple[float, int]]:
+    """Real games between every pair: ``(a, b) -> (a's wins + half the ties, games)``.
+    Games 2m and 2m + 1 of a pair start from the same ``opening`` random moves, colours
+    swapped: without them two deterministic levels would replay the same two games."""
     rng = random.Random(seed)
     jobs, keys = [], []
     for i, a in enumerate(found):
         for b in found[i + 1:]:
             for g in range(per_pair):
                 black, white = (a, b) if g % 2 == 0 else (b, a)
-                jobs.append((black, white, rng.randrange(2**31)))
+                if g % 2 == 0:
+                    opening_seed = rng.randrange(2**31)
+                jobs.append((black, white, rng.randrange(2**31), opening, opening_seed))
                 keys.append((a.name, b.name, black.name))
     t0 = time.monotonic()
     if workers > 1:
@@ -278,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=4000, help="rounds of the season")
     p.add_argument("--workers", type=int, default=1, help="processes playing games")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--opening-plies", type=int, default=2,
+                   help="random moves that open each pair of real games (colours swapped)")
     p.add_argument("--anchor", default="random",
                    help="entrant pinned at 0 points, 18K (none: no pin)")
     p.add_argument("--reuse", action="store_true",
@@ -296,7 +310,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.reuse:
         matrix = reused(calibration, config, [e.name for e in found])
     else:
-        matrix = measure(found, args.games_per_pair, args.workers, args.seed, print)
+        if args.opening_plies < 0:
+            p.error("--opening-plies must be >= 0")
+        matrix = measure(found, args.games_per_pair, args.workers, args.seed, print,
+                         args.opening_plies)
     play_seconds = time.monotonic() - t0
     anchor = args.anchor if any(e.name == args.anchor for e in found) else None
     print(f"\n{GAME} {config}: {sum(g for _, g in matrix.values())} real games, "
@@ -319,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
               + ", ".join(e["copies"]))
     if args.write:
         meta = {"config": config, "extra": args.extra, "copies": args.copies,
+                "opening_plies": None if args.reuse else args.opening_plies,
                 "rounds": args.rounds, "seed": args.seed, "anchor": anchor,
                 "real_games": sum(g for _, g in matrix.values()),
                 "play_seconds": round(play_seconds), "reused": args.reuse,
