@@ -3,9 +3,9 @@ rating rules until the ranks settle.
 
 1. **Games.** Every pair of entrants plays ``--games-per-pair`` real Stereo Go games (colours
    alternating, each pair of games from the same ``--opening-plies`` random moves, default
-   2, so deterministic levels do not replay two games) under ``--config``; games end by two passes or the move cap and are scored by
-   the engine (Tromp-Taylor). This gives each pair's win rate (``(wins + 0.5) / (games + 1)``,
-   so no rate is exactly 0 or 1).
+   2, so deterministic levels do not replay two games) under ``--config``; games end by two
+   passes or the move cap and are scored by the engine (Tromp-Taylor). This gives each
+   pair's win rate (``(wins + 0.5) / (games + 1)``, so no rate is exactly 0 or 1).
 2. **Season.** Every entrant enters as ``--copies`` new ladder players (18K, 0 points) and a
    season of ``--rounds`` rounds is played through the ladder's own rules
    (:mod:`serving.ladder.rules`): each round everyone queues in a random order and is paired
