@@ -17,7 +17,7 @@ from training.levels import (
     build_levels,
     calibration_pairs,
     resolve_iteration,
-    run_iterations,
+    run_checkpoints,
 )
 from training.players import level_player, levels_folder, read_levels
 
@@ -74,7 +74,7 @@ def test_build_levels_from_a_stage_folder(tmp_path: Path) -> None:
     stages = tmp_path / "stages"
     Learner(cfg, tmp_path / "run", tensorboard=False, stage_dir=stages,
             stage_every=2).run(progress=False)
-    assert run_iterations(stages) == [2, 3]
+    assert list(run_checkpoints(stages)) == [2, 3]
     cfg = config_from_dict({**RUN, "levels": {**RUN["levels"], "ladder": [
         {"label": "weak", "checkpoint": 2, "simulations": 0, "temperature": 1.0},
         {"label": "strong", "checkpoint": 1.0, "simulations": 16, "temperature": 0.0}]}})

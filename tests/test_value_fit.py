@@ -16,7 +16,7 @@ from training.checkpoint import load_model
 from training.cli import run_value_fit_command
 from training.config import config_from_dict
 from training.learner import Learner
-from training.levels import run_iterations
+from training.levels import run_checkpoints
 from training.value_fit import collect, label_chunk, load_positions
 
 RUN = {
@@ -73,7 +73,8 @@ def test_value_fit_command_writes_a_new_run_the_levels_command_reads(tmp_path: P
                               out=str(tmp_path / "fit"), workers=0)
     assert run_value_fit_command(args) == 0
     out = tmp_path / "fit"
-    assert run_iterations(out) == [1] and (out / "config.yaml").read_text() == config.read_text()
+    assert list(run_checkpoints(out)) == [1]
+    assert (out / "config.yaml").read_text() == config.read_text()
     refit = load_model(out / "checkpoints" / "ckpt_000001.pt")
     record = refit.data["extra"]["value_fit"]
     assert record["positions"] == 600

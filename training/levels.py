@@ -72,11 +72,6 @@ def run_checkpoints(run_dir: Path) -> dict[int, Path]:
     return dict(sorted(found.items()))
 
 
-def run_iterations(run_dir: Path) -> list[int]:
-    """Iterations that have a checkpoint in a run directory or stage folder."""
-    return list(run_checkpoints(run_dir))
-
-
 def resolve_iteration(spec: LevelSpec, iterations: list[int]) -> int:
     if not iterations:
         raise ConfigError("the run has no checkpoints")

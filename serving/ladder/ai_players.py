@@ -16,7 +16,6 @@ enough (:mod:`serving.ladder.matching`).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import logging
@@ -42,14 +41,19 @@ class AILevel:
     """One AI level as a ladder player: its player id and name, the level table it belongs
     to (``key``: an options key, ``""`` the default options, or ``"baseline"``), the level
     id, the game options it was trained for (None: a baseline, any untrained options) and
-    its :func:`fingerprint`."""
+    the level's entry (for its :attr:`fingerprint`)."""
 
     player_id: str
     name: str
     key: str
     level: str
     options: dict[str, Any] | None
-    fingerprint: str
+    entry: Level
+
+    @property
+    def fingerprint(self) -> str:
+        """Computed when asked (seeding, the bench), not on every matching pass."""
+        return fingerprint(self.entry)
 
 
 def ai_player_id(key: str, level: str) -> str:
@@ -64,25 +68,15 @@ def fingerprint(level: Level) -> str:
     settings (16 hex digits of a SHA-256); a baseline is its id (fixed code)."""
     if level.checkpoint is None:
         return f"baseline:{level.id}"
+    from training.checkpoint import file_digest  # torch: only for trained levels
+
     try:
-        weights = _file_digest(level.checkpoint)
+        weights = file_digest(level.checkpoint)
     except OSError:  # the level cannot play either; no measured points can be its own
         return f"unreadable:{level.checkpoint.name}"
     digest = hashlib.sha256(weights.encode())
     digest.update(json.dumps(level.search, sort_keys=True).encode())
     return digest.hexdigest()[:16]
-
-
-def _file_digest(path: Path) -> str:
-    stat = path.stat()
-    return _cached_file_digest(str(path), stat.st_size, stat.st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=256)
-def _cached_file_digest(path: str, size: int, mtime_ns: int) -> str:
-    """SHA-256 of a checkpoint, once per file version (the service asks on every request)."""
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def ai_levels(levels: LevelRegistry) -> list[AILevel]:
@@ -99,11 +93,11 @@ def ai_levels(levels: LevelRegistry) -> list[AILevel]:
         for lv in table.levels:
             suffix = f" ({key})" if key else ""
             found.append(AILevel(ai_player_id(key, lv.id), f"AI {lv.label}{suffix}", key,
-                                 lv.id, dict(table.options), fingerprint(lv)))
+                                 lv.id, dict(table.options), lv))
     if levels.baseline:
         for lv in baseline_table(GAME).levels:
             found.append(AILevel(ai_player_id(BASELINE, lv.id), f"AI {lv.label}", BASELINE,
-                                 lv.id, None, fingerprint(lv)))
+                                 lv.id, None, lv))
     return found
 
 
