@@ -7,7 +7,9 @@ This engine is measured through both of its levels: the array path self-play use
 path (``legal_actions``, ``apply`` with the list's element). OpenSpiel plays through its
 fastest Python path (``legal_actions`` + ``apply_action``). Engines are interleaved game by
 game so that a busy machine slows them alike, and the time is CPU time of this process.
-Prints plies/second per engine and board, and each path's ratio to OpenSpiel.
+Prints plies/second per engine and board, and each path's ratio to OpenSpiel. Last, the
+random playouts of pure MCTS from the empty board: ``Game.random_playout``'s generic loop over
+the array path against the engine's compiled playout (the same games, move for move).
 
     .venv/bin/python bench/go_engines.py --games 20
     .venv/bin/python bench/go_engines.py --games 20 --pz-games 2   # PettingZoo is slow
@@ -24,6 +26,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -128,6 +131,23 @@ def measure(engines: dict[str, Callable[[random.Random], int]], games: dict[str,
     return {name: plies[name] / seconds[name] for name in engines}
 
 
+def playout_speed(board: str, games: int, seed: int) -> tuple[float, float]:
+    """Milliseconds (CPU) a random playout from the empty board: generic loop, compiled."""
+    from envs.core import Game
+
+    game = StereoGo(StereoGo.Config(board=board))
+    start = game.initial_state()
+    game.random_playout(start, np.random.default_rng(), 10_000)  # compile
+    seconds = [0.0, 0.0]
+    rngs = [np.random.default_rng(seed), np.random.default_rng(seed)]
+    for _ in range(games):
+        for k, playout in enumerate((partial(Game.random_playout, game), game.random_playout)):
+            t = time.process_time()
+            playout(start, rngs[k], 10_000)
+            seconds[k] += time.process_time() - t
+    return seconds[0] * 1e3 / games, seconds[1] * 1e3 / games
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20, help="random games per engine and board")
@@ -164,6 +184,12 @@ def main() -> None:
     print(f"{'board':9} {'engine':13} {'games':>5} {'plies/s':>10} {'/ openspiel':>12}")
     for board, name, count, speed, ratio in rows:
         print(f"{board:9} {name:13} {count:5d} {speed:10.0f} {ratio:>12}")
+
+    print(f"\n{'board':9} {'playouts':>8} {'generic ms':>11} {'compiled ms':>12} {'speed-up':>9}")
+    for board in ("9x9", "19x19", "cylinder"):
+        generic, compiled = playout_speed(board, args.games, args.seed)
+        speedup = generic / compiled
+        print(f"{board:9} {args.games:8d} {generic:11.3f} {compiled:12.3f} {speedup:9.1f}")
 
 
 if __name__ == "__main__":

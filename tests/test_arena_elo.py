@@ -102,14 +102,17 @@ def test_round_robin_with_paired_openings() -> None:
 
 def test_player_specs() -> None:
     game = make_game("jiugong")
-    for bad in ("mcts", "mcts:0", "mcts:x", "alphago", "random:3", "net:"):
+    for bad in ("mcts", "mcts:0", "mcts:x", "uct", "uct:0", "alphago", "random:3", "net:"):
         with pytest.raises(ConfigError):
             make_player(game, bad)
     with pytest.raises(ConfigError, match="greedy"):
         make_player(game, "greedy")  # Jiugong has no greedy baseline
-    p = make_player(game, "mcts:10")
-    a = p.analyse(game, game.initial_state(), np.random.default_rng(0))
-    assert a.move in game.legal_moves(game.initial_state())
+    for spec in ("mcts:10", "uct:10"):
+        p = make_player(game, spec)
+        a = p.analyse(game, game.initial_state(), np.random.default_rng(0))
+        assert a.move in game.legal_moves(game.initial_state())
+    assert make_player(game, "uct:10").cfg.algorithm == "uct"
+    assert make_player(game, "uct:10").identity != make_player(game, "mcts:10").identity
     assert a.value is not None and -1 <= a.value <= 1
     assert a.top and abs(sum(prob for _, prob in a.top) - 1) < 1e-5
 

@@ -230,6 +230,53 @@ def test_pure_mcts_with_rollouts_wins_a_won_position() -> None:
         assert solver.move_values(s)[r.action].outcome == WIN
 
 
+def test_uct_with_rollouts_wins_a_won_position() -> None:
+    solver = get_solver()
+    game = make_game("jiugong")
+    states = _jiugong_positions(WIN, 1, 10)
+    rng = np.random.default_rng(4)
+    cfg = SearchConfig(algorithm="uct", simulations=60)
+    results = search(game, states, RolloutEvaluator(rng, max_plies=50), cfg, rng)
+    for s, r in zip(states, results):
+        assert solver.move_values(s)[r.action].outcome == WIN
+
+
+def test_uct_tries_every_move_once_before_any_twice() -> None:
+    """Unlike PUCT over uniform priors (whose exploration shrinks with 1/|A|), UCT's first
+    |A| root visits go one to each move, in random order: no chain of first-tried moves."""
+    game = make_game("stereo_go", board="9x9")
+    state = game.initial_state()
+    k = int(game.legal_mask(state).sum())
+    orders = set()
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        cfg = SearchConfig(algorithm="uct", simulations=k, solver=False)
+        (r,) = search(game, [state], RolloutEvaluator(rng), cfg, rng)
+        assert r.simulations == k and sorted(r.visits[r.visits > 0].tolist()) == [1] * k
+        orders.add(r.action)
+        cfg = SearchConfig(algorithm="uct", simulations=2 * k, solver=False)
+        (r,) = search(game, [state], RolloutEvaluator(rng), cfg, rng)
+        assert r.visits.max() >= 2 and r.visits[game.legal_mask(state)].min() >= 1
+    deep = SearchConfig(algorithm="puct", simulations=k, solver=False)
+    (r,) = search(game, [state], RolloutEvaluator(np.random.default_rng(0)), deep,
+                  np.random.default_rng(0))
+    assert (r.visits > 0).sum() < k  # PUCT over uniform priors re-visits before trying all
+
+
+def test_uct_then_takes_the_best_mean_plus_exploration() -> None:
+    from types import SimpleNamespace
+
+    from training.search import _uct
+
+    node = SimpleNamespace(N=[4, 1, 4], W=[2.0, -0.5, 3.0], total=9)
+    c = 2.0
+    scores = [w / n + c * math.sqrt(math.log(9) / n) for n, w in zip(node.N, node.W)]
+    assert _uct(node, c, np.random.default_rng(0)) == int(np.argmax(scores)) == 1
+    assert _uct(node, 0.0, np.random.default_rng(0)) == 2  # no exploration: the best mean
+    node.N[0] = 0
+    assert _uct(node, c, np.random.default_rng(0)) == 0  # an untried move first
+
+
 @dataclass(frozen=True)
 class MarginNimState(NimState):
     last_take: int = 0

@@ -147,7 +147,7 @@ def add_arena_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "players",
         nargs="+",
-        help="players: random, greedy, solver, mcts:N, level:ID, "
+        help="players: random, greedy, solver, mcts:N, uct:N, level:ID, "
         "net:PATH[:SIMS[:TEMP[:SETTING=VALUE...]]] (search settings, e.g. rollout_mix=0.5)",
     )
     p.add_argument("--games", type=int, default=40, help="games per pair (sides alternate)")

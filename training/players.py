@@ -9,10 +9,10 @@ One interface for the arena, the level ladder and (later) the REST service:
   (value estimate, top actions with probabilities) — what a move-suggestion endpoint returns.
 
 Players are built from short spec strings by :func:`make_player` (``random``, ``greedy``,
-``solver``, ``mcts:400``, ``level:3``, ``net:PATH[:SIMS[:TEMP[:SETTING=VALUE...]]]``, the
-settings any of :class:`~training.config.SearchConfig`'s, e.g. ``max_considered=8``). The
-evaluator inside a search player is an attribute, so a service can wrap it to batch across
-concurrent callers.
+``solver``, ``mcts:400`` (pure MCTS), ``uct:400`` (classical UCT), ``level:3``,
+``net:PATH[:SIMS[:TEMP[:SETTING=VALUE...]]]``, the settings any of
+:class:`~training.config.SearchConfig`'s, e.g. ``max_considered=8``). The evaluator inside a
+search player is an attribute, so a service can wrap it to batch across concurrent callers.
 """
 
 from __future__ import annotations
@@ -135,11 +135,23 @@ class SearchPlayer(Player):
 
 
 def mcts_player(simulations: int, seed: int = 0, max_plies: int = 1000) -> SearchPlayer:
-    """Pure MCTS: PUCT with uniform priors, values from one random playout per leaf."""
+    """Pure MCTS (``mcts:N``): PUCT with uniform priors, values from one random playout per
+    leaf. The project's long-standing baseline (the service's ``mcts32``); on large boards
+    its exploration, scaled by the 1/|A| prior, all but vanishes: see :func:`uct_player`."""
     cfg = SearchConfig(algorithm="puct", simulations=simulations, c_puct=1.5, temperature=0.0)
     evaluator = RolloutEvaluator(np.random.default_rng(seed), rollouts=1, max_plies=max_plies)
     identity = {"player": f"mcts:{simulations}", "seed": seed, "max_plies": max_plies}
     return SearchPlayer(f"mcts-{simulations}", evaluator, cfg, identity)
+
+
+def uct_player(simulations: int, seed: int = 0, max_plies: int = 1000) -> SearchPlayer:
+    """Classical UCT (``uct:N``) over one random playout per leaf, as OpenSpiel's MCTSBot:
+    every move tried once before any twice, then UCB1 with c = 2 (the MCTS-Solver on top).
+    The pure-MCTS opponent for games with hundreds of moves (Go)."""
+    cfg = SearchConfig(algorithm="uct", simulations=simulations, temperature=0.0)
+    evaluator = RolloutEvaluator(np.random.default_rng(seed), rollouts=1, max_plies=max_plies)
+    identity = {"player": f"uct:{simulations}", "seed": seed, "max_plies": max_plies}
+    return SearchPlayer(f"uct-{simulations}", evaluator, cfg, identity)
 
 
 # Evaluation cache of a player with fixed weights (training.evaluator.CachedInfer).
@@ -223,10 +235,10 @@ def make_player(game: Game, spec: str, seed: int = 0) -> Player:
         return RandomPlayer()
     if head in ("greedy", "solver") and not rest:
         return PolicyPlayer(head, named_policy(game, head))
-    if head == "mcts":
+    if head in ("mcts", "uct"):
         if not rest.isdigit() or int(rest) < 1:
-            raise ConfigError(f"bad player {spec!r}: use mcts:SIMULATIONS, e.g. mcts:400")
-        return mcts_player(int(rest), seed)
+            raise ConfigError(f"bad player {spec!r}: use {head}:SIMULATIONS, e.g. {head}:400")
+        return (mcts_player if head == "mcts" else uct_player)(int(rest), seed)
     if head == "level" and rest:
         return level_player(game, rest)
     if head == "net" and rest:

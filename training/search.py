@@ -14,6 +14,8 @@ Two algorithms, chosen by ``SearchConfig.algorithm``:
   policy ``softmax(logits + sigma(completed Q))``. It improves the policy even with very few
   simulations, which is what cheap CPUs need. Constants follow DeepMind's mctx.
 * ``puct``: AlphaZero's PUCT with optional Dirichlet noise at the root; target = visit counts.
+* ``uct``: classical UCT, for pure MCTS over random playouts (no priors to scale the
+  exploration by): untried children first, then UCB1; target = visit counts.
 
 Batching: :func:`search` takes a list of states and runs simulation *k* of every tree, gathers
 all the leaves that need an evaluation and sends them to the evaluator in one call. Self-play
@@ -279,6 +281,20 @@ def _gumbel_interior(node: Node, cfg: SearchConfig) -> int:
     return best
 
 
+def _uct(node: Node, c: float, rng: np.random.Generator) -> int:
+    """UCB1: a random untried child while there is one, else the best mean + exploration."""
+    untried = [i for i, n in enumerate(node.N) if n == 0]
+    if untried:
+        return untried[int(rng.integers(len(untried)))] if len(untried) > 1 else untried[0]
+    log_total = math.log(node.total)
+    best, best_score = 0, -math.inf
+    for i, (n, w) in enumerate(zip(node.N, node.W)):
+        score = w / n + c * math.sqrt(log_total / n)
+        if score > best_score:
+            best, best_score = i, score
+    return best
+
+
 def _puct(node: Node, cfg: SearchConfig, prior: list[float]) -> int:
     # Unvisited edges: first-play urgency = the node's own value estimate.
     sq = cfg.c_puct * math.sqrt(node.total + 1)
@@ -326,11 +342,13 @@ class _Tree:
         """Walk down from the root; returns the leaf needing evaluation, or None if the
         walk ended on a terminal state (already backed up)."""
         game, cfg = self.game, self.cfg
-        gumbel = cfg.algorithm == "gumbel"
+        gumbel, uct = cfg.algorithm == "gumbel", cfg.algorithm == "uct"
         node = self.root
         path = []
         while node.expanded and node.proven is None:
-            if not path:
+            if uct:
+                i = _uct(node, cfg.c_uct, self.rng)
+            elif not path:
                 i = self._gumbel_root(sim) if gumbel else self._puct_root()
             elif gumbel:
                 i = _gumbel_interior(node, cfg)
@@ -515,7 +533,7 @@ class _Tree:
                 i = _argmax_random_ties(score, self.rng)
         else:
             dist = n / total if total > 0 else np.asarray(root.prior)
-            if cfg.forced_playouts > 0 and total > 0:
+            if cfg.algorithm == "puct" and cfg.forced_playouts > 0 and total > 0:
                 pruned = np.asarray(self._pruned_visits(), dtype=np.float64)
                 policy[acts] = pruned / pruned.sum()
             else:

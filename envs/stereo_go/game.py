@@ -56,6 +56,17 @@ RULE_SETS = ("territory", "area")
 MAX_HANDICAP = 9
 _STONE_CHARS = {K.EMPTY: ".", K.BLACK: "X", K.WHITE: "O"}
 _CHAR_STONES = {".": K.EMPTY, "X": K.BLACK, "O": K.WHITE}
+
+
+def _returns(outcome: int) -> np.ndarray:
+    """Returns (Black, White) for the kernel's outcome slot (-1 ongoing, 2 a tie: zeros)."""
+    r = np.zeros(2, dtype=np.float32)
+    if outcome in (BLACK, WHITE):
+        r[outcome] = 1.0
+        r[1 - outcome] = -1.0
+    return r
+
+
 _REASONS = {
     K.OCCUPIED: "the point is occupied",
     K.SUICIDE: "suicide: the stone would have no liberty and captures nothing",
@@ -371,12 +382,21 @@ class StereoGo(Game[StereoGoState]):
         return not state.n_legal
 
     def returns(self, state: StereoGoState) -> np.ndarray:
-        outcome = int(state.meta[K.M_OUTCOME])
-        r = np.zeros(2, dtype=np.float32)
-        if outcome in (BLACK, WHITE):
-            r[outcome] = 1.0
-            r[1 - outcome] = -1.0
-        return r
+        return _returns(int(state.meta[K.M_OUTCOME]))
+
+    def random_playout(
+        self, state: StereoGoState, rng: np.random.Generator, max_plies: int
+    ) -> np.ndarray:
+        """The generic loop's playout, move for move, in one compiled call
+        (``kernel.random_playout``): pure MCTS spends nearly all its time here."""
+        g = state.g.copy()
+        length = g.item(K.META, K.M_HIST_LEN)
+        plies = min(max_plies, max(g.item(K.META, K.M_MAX_MOVES) - g.item(K.META, K.M_PLY), 0))
+        hist = _empty(length + plies + 2, _INT64)  # room for every hash the playout adds
+        hist[: length + 1] = state.hist[: length + 1]
+        hist[0] = length
+        outcome = K.random_playout(g, hist, self._C, state.mask.copy(), state.n_legal, rng, plies)
+        return _returns(int(outcome))
 
     def observation(self, state: StereoGoState) -> np.ndarray:
         """Planes (see ``kernel.observation_values``, then the komi and rules planes of

@@ -773,6 +773,32 @@ def step_mask(g, hist, C, action, mask):
 
 
 @njit(cache=True)
+def random_playout(g, hist, C, mask, count, rng, max_plies):
+    """Uniformly random legal actions, in place, until the game ends or ``max_plies`` were
+    played; returns the outcome slot (-1: still going).
+
+    Pure MCTS spends nearly all its time in playouts, and one compiled call per ply cost
+    more than the ply itself. ``mask`` and ``count`` are the position's legal actions (as
+    ``collect`` writes them; overwritten); ``hist`` must be a buffer this playout may append
+    ``max_plies`` hashes to. ``rng`` is a ``numpy.random.Generator``: numba draws
+    ``integers(0, count)`` exactly as NumPy does, so the playout is the generic loop's
+    (``Game.random_playout``) move for move.
+    """
+    for _ in range(max_plies):
+        if count == 0:
+            break
+        rank = rng.integers(0, count)
+        action = 0
+        while not mask[action] or rank > 0:  # the rank-th legal action, in index order
+            rank -= mask[action]
+            action += 1
+        if step(g, hist, C, action) != OK:
+            raise RuntimeError("random_playout: a legal move was refused (history buffer full?)")
+        count = collect(g, hist, C, mask)
+    return g[META, M_OUTCOME]
+
+
+@njit(cache=True)
 def rebuild(g, C):
     """Fill the chain rows of ``g`` from its BOARD row and hash the position into META.
 

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="the game: stereo_go (GTP is a Go protocol)")
     parser.add_argument(
         "level",
-        help="the player: random, mcts:N, level:ID or net:PATH[:SIMS[:TEMP]] "
+        help="the player: random, mcts:N, uct:N, level:ID or net:PATH[:SIMS[:TEMP]] "
         "(see training.players.make_player)",
     )
     parser.add_argument("--board", default="cylinder",
