@@ -6,7 +6,7 @@ so a turn of several actions by the same player needs nothing special. Terminal 
 ``game.utility(state)`` (the returns, or a game's scaled score margin); non-terminal leaves go
 to an :class:`~training.evaluator.Evaluator`.
 
-Two algorithms, chosen by ``SearchConfig.algorithm``:
+Three algorithms, chosen by ``SearchConfig.algorithm``:
 
 * ``gumbel`` (default): Gumbel AlphaZero (Danihelka et al., ICLR 2022). At the root, Gumbel-top-k
   sampling of ``max_considered`` actions and sequential halving over them; inside the tree the
