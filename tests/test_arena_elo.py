@@ -111,10 +111,10 @@ def test_player_specs() -> None:
         p = make_player(game, spec)
         a = p.analyse(game, game.initial_state(), np.random.default_rng(0))
         assert a.move in game.legal_moves(game.initial_state())
+        assert a.value is not None and -1 <= a.value <= 1
+        assert a.top and abs(sum(prob for _, prob in a.top) - 1) < 1e-5
     assert make_player(game, "uct:10").cfg.algorithm == "uct"
     assert make_player(game, "uct:10").identity != make_player(game, "mcts:10").identity
-    assert a.value is not None and -1 <= a.value <= 1
-    assert a.top and abs(sum(prob for _, prob in a.top) - 1) < 1e-5
 
 
 class _LowestAction(Player):

@@ -219,23 +219,13 @@ def test_search_avoids_forced_losses_in_jiugong(cfg: SearchConfig) -> None:
         assert solver.move_values(s)[r.action].outcome != LOSS, game.render(s)
 
 
-def test_pure_mcts_with_rollouts_wins_a_won_position() -> None:
+@pytest.mark.parametrize("algorithm", ["puct", "uct"])
+def test_pure_mcts_with_rollouts_wins_a_won_position(algorithm: str) -> None:
     solver = get_solver()
     game = make_game("jiugong")
     states = _jiugong_positions(WIN, 1, 10)
     rng = np.random.default_rng(4)
-    cfg = SearchConfig(algorithm="puct", simulations=60)
-    results = search(game, states, RolloutEvaluator(rng, max_plies=50), cfg, rng)
-    for s, r in zip(states, results):
-        assert solver.move_values(s)[r.action].outcome == WIN
-
-
-def test_uct_with_rollouts_wins_a_won_position() -> None:
-    solver = get_solver()
-    game = make_game("jiugong")
-    states = _jiugong_positions(WIN, 1, 10)
-    rng = np.random.default_rng(4)
-    cfg = SearchConfig(algorithm="uct", simulations=60)
+    cfg = SearchConfig(algorithm=algorithm, simulations=60)
     results = search(game, states, RolloutEvaluator(rng, max_plies=50), cfg, rng)
     for s, r in zip(states, results):
         assert solver.move_values(s)[r.action].outcome == WIN
@@ -247,13 +237,11 @@ def test_uct_tries_every_move_once_before_any_twice() -> None:
     game = make_game("stereo_go", board="9x9")
     state = game.initial_state()
     k = int(game.legal_mask(state).sum())
-    orders = set()
     for seed in range(2):
         rng = np.random.default_rng(seed)
         cfg = SearchConfig(algorithm="uct", simulations=k, solver=False)
         (r,) = search(game, [state], RolloutEvaluator(rng), cfg, rng)
         assert r.simulations == k and sorted(r.visits[r.visits > 0].tolist()) == [1] * k
-        orders.add(r.action)
         cfg = SearchConfig(algorithm="uct", simulations=2 * k, solver=False)
         (r,) = search(game, [state], RolloutEvaluator(rng), cfg, rng)
         assert r.visits.max() >= 2 and r.visits[game.legal_mask(state)].min() >= 1

@@ -139,9 +139,7 @@ def mcts_player(simulations: int, seed: int = 0, max_plies: int = 1000) -> Searc
     leaf. The project's long-standing baseline (the service's ``mcts32``); on large boards
     its exploration, scaled by the 1/|A| prior, all but vanishes: see :func:`uct_player`."""
     cfg = SearchConfig(algorithm="puct", simulations=simulations, c_puct=1.5, temperature=0.0)
-    evaluator = RolloutEvaluator(np.random.default_rng(seed), rollouts=1, max_plies=max_plies)
-    identity = {"player": f"mcts:{simulations}", "seed": seed, "max_plies": max_plies}
-    return SearchPlayer(f"mcts-{simulations}", evaluator, cfg, identity)
+    return _rollout_player("mcts", cfg, seed, max_plies)
 
 
 def uct_player(simulations: int, seed: int = 0, max_plies: int = 1000) -> SearchPlayer:
@@ -149,9 +147,14 @@ def uct_player(simulations: int, seed: int = 0, max_plies: int = 1000) -> Search
     every move tried once before any twice, then UCB1 with c = 2 (the MCTS-Solver on top).
     The pure-MCTS opponent for games with hundreds of moves (Go)."""
     cfg = SearchConfig(algorithm="uct", simulations=simulations, temperature=0.0)
+    return _rollout_player("uct", cfg, seed, max_plies)
+
+
+def _rollout_player(kind: str, cfg: SearchConfig, seed: int, max_plies: int) -> SearchPlayer:
+    """A search over one uniformly random playout per leaf, named by its spec ``kind:N``."""
     evaluator = RolloutEvaluator(np.random.default_rng(seed), rollouts=1, max_plies=max_plies)
-    identity = {"player": f"uct:{simulations}", "seed": seed, "max_plies": max_plies}
-    return SearchPlayer(f"uct-{simulations}", evaluator, cfg, identity)
+    identity = {"player": f"{kind}:{cfg.simulations}", "seed": seed, "max_plies": max_plies}
+    return SearchPlayer(f"{kind}-{cfg.simulations}", evaluator, cfg, identity)
 
 
 # Evaluation cache of a player with fixed weights (training.evaluator.CachedInfer).
