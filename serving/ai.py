@@ -146,13 +146,10 @@ class AIEngine:
                 raise BadInput(f"level {level.id!r} cannot play {game.spec.id}: {exc}") from None
         assert level.checkpoint is not None  # parse_levels guarantees one of the two
         model = self.model(level.checkpoint)
-        if (
-            model.loaded.game.spec.id != game.spec.id
-            or model.loaded.game.config != game.config
-        ):
+        if not model.loaded.plays(game):
             raise BadInput(
                 f"level {level.id!r} was trained for {model.loaded.game.spec.id} with options "
-                f"{model.loaded.data['game']['options']}; this game uses other options",
+                f"{model.loaded.data['game']['options']}; this game's board or actions differ",
                 level=level.id,
             )
         cfg = SearchConfig.model_validate(level.search)

@@ -73,3 +73,39 @@ def test_training_tools_find_the_levels_of_a_configuration(root) -> None:
     assert level_player(game, "small", root).cfg.simulations == 4
     with pytest.raises(envs.ConfigError, match="with these options"):
         level_player(envs.make_game("stereo_go"), "small", root)
+
+
+def test_a_ladder_calibrated_again_serves_networks_trained_with_other_options(tmp_path) -> None:
+    """``qizero levels --from-levels`` copies the networks as trained (here with territory
+    scoring) beside a ladder calibrated for area scoring: the rules are an input plane, so the
+    service plays them; a network for another board is refused with a clear message."""
+    root = tmp_path / "checkpoints"
+    folder = root / "stereo_go" / "board-5x5+rules-area"
+    tiny_checkpoint(folder / "territory.pt", game_id="stereo_go", options={"board": "5x5"})
+    tiny_checkpoint(folder / "nine.pt", game_id="stereo_go", options={"board": "9x9"})
+    write_levels(root / "stereo_go", "board-5x5+rules-area", [
+        {"id": "1", "label": "Calibrated again", "checkpoint": "territory.pt", "elo": 100,
+         "search": {"simulations": 4}},
+        {"id": "2", "label": "Other board", "checkpoint": "nine.pt", "elo": 200,
+         "search": {"simulations": 4}},
+    ], game_options=SMALL)
+    with client_for(tmp_path, checkpoints_root=root) as c:
+        r = c.post("/v1/games/stereo_go/suggest", json={"config": SMALL, "level": "1"})
+        assert r.status_code == 200, r.text
+        r = c.post("/v1/games/stereo_go/suggest", json={"config": SMALL, "level": "2"})
+        assert r.status_code == 422 and "board or actions differ" in r.json()["message"]
+
+
+def test_every_shipped_stereo_go_ladder_plays_its_own_options() -> None:
+    """The shipped ladders calibrated again under other options (cylinder and 9x9 area) hold
+    networks trained with other options; each must still play the game it is served for."""
+    from training.checkpoint import load_model
+    from training.players import CHECKPOINT_ROOT
+
+    for path in sorted((CHECKPOINT_ROOT / "stereo_go").glob("**/levels.json")):
+        if "stages" in path.parts:
+            continue
+        data = json.loads(path.read_text())
+        game = envs.make_game("stereo_go", **data["game_options"])
+        for level in data["levels"]:
+            assert load_model(path.parent / level["checkpoint"]).plays(game), (path, level)

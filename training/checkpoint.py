@@ -121,6 +121,16 @@ class LoadedModel:
     step: int
     data: dict[str, Any]
 
+    def plays(self, game: Game) -> bool:
+        """Whether this network can play ``game``: the same game with the same observation
+        and action shapes. Options the inputs describe (Stereo Go's rules, komi and move cap)
+        may differ from the ones it trained with: a ladder calibrated again under other
+        options serves the same networks."""
+        spec, mine = game.spec, self.game.spec
+        return (spec.id, spec.observation_shape, spec.num_actions) == (
+            mine.id, mine.observation_shape, mine.num_actions
+        )
+
 
 def load_model(path: str | Path) -> LoadedModel:
     """Rebuild the game and the network (eval mode) from a checkpoint alone."""

@@ -195,10 +195,10 @@ class _Source:
             )
         path = folder / entry["checkpoint"]
         self.loaded = load_model(path)
-        if self.loaded.game.spec.id != game.spec.id or self.loaded.game.config != game.config:
+        if not self.loaded.plays(game):
             raise CheckpointError(
                 f"{path} was trained for {self.loaded.game.spec.id} with options "
-                f"{self.loaded.data['game']['options']}, not for this game's options"
+                f"{self.loaded.data['game']['options']}: not this game's board or actions"
             )
         self.game = game
         self.file = entry["checkpoint"]
