@@ -37,7 +37,7 @@ from training.evaluator import NetworkEvaluator  # noqa: E402
 from training.onnx_export import OnnxNetwork, export_level  # noqa: E402
 from training.players import SearchPlayer, levels_folder, read_levels  # noqa: E402
 
-# Each game's shipped ladder (Stereo Go's is trained for area scoring and 400 moves).
+# A shipped ladder of each game (Stereo Go's: the cylinder ladder for area scoring, 400 moves).
 LADDERS = {
     "jiugong": {},
     "fangqi": {},
