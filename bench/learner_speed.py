@@ -63,10 +63,15 @@ def main() -> None:
         game = learner.game
         states = random_positions(game, args.positions, np.random.default_rng(0))
         mask = np.stack([game.legal_mask(s) for s in states])
-        learner.buffer.add(
+        buffer = learner.buffer
+        aux = {}
+        if buffer.aux:  # ownership and score heads: zero targets of the buffer's shapes
+            aux = {"ownership": np.zeros((len(states), *buffer.ownership.shape[1:]), np.float32),
+                   "score": np.zeros(len(states), np.float32)}
+        buffer.add(
             np.stack([game.observation(s) for s in states]), mask,
             (mask / mask.sum(axis=1, keepdims=True)).astype(np.float32),
-            np.zeros(len(states), np.float32),
+            np.zeros(len(states), np.float32), **aux,
         )
         learner._train()  # warm-up: allocations, first kernels
         if learner.device.type == "cuda":

@@ -16,6 +16,10 @@ Stereo Go configs; ``--positions 0`` skips the first measurement:
 
     python bench/selfplay_speed.py --game fangqi [--checkpoint PATH] [--simulations 16]
     python bench/selfplay_speed.py --config configs/stereo_go.yaml --games 4 --positions 0
+    python bench/selfplay_speed.py --config configs/fangqi_b.yaml --positions 0 --device cuda
+
+``--device`` is where the self-play games evaluate the network (``selfplay.device``: a worker
+on a GPU machine); the search-throughput comparison always runs on the CPU.
 
 The code measured is this checkout's unless PYTHONPATH names another one (before/after runs
 of two checkouts with one script).
@@ -36,6 +40,7 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH
 from envs import make_game  # noqa: E402
 from training.checkpoint import load_model  # noqa: E402
 from training.config import NetworkConfig, SearchConfig, SelfPlayConfig, load_config  # noqa: E402
+from training.device import resolve_device  # noqa: E402
 from training.evaluator import NetworkEvaluator, UniformEvaluator  # noqa: E402
 from training.networks import build_network, count_parameters  # noqa: E402
 from training.search import search  # noqa: E402
@@ -70,6 +75,8 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=64, help="positions searched per mode")
     ap.add_argument("--games", type=int, default=16, help="self-play games (batched loop)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cpu",
+                    help="where the self-play games evaluate the network (cpu, auto, cuda)")
     ap.add_argument("--without-network", action="store_true",
                     help="also play the games with a uniform evaluator (search and rules alone)")
     args = ap.parse_args()
@@ -116,8 +123,9 @@ def main() -> None:
 
     # Warm up (compiled rules loaded from numba's cache, first network call) on the side.
     sample_positions(game, 1, np.random.default_rng(12345))
-    NetworkEvaluator(model).evaluate(game, [game.initial_state()])
-    ev = NetworkEvaluator(model, traced=True)  # as a self-play worker plays (run_task)
+    device = str(resolve_device(args.device, "--device"))
+    ev = NetworkEvaluator(model, device=device, traced=True)  # as a worker plays (run_task)
+    ev.evaluate(game, [game.initial_state()])
     if run:
         sp = run.selfplay.model_copy(
             update={"workers": 0, "batch_games": args.batch_games or args.games}
@@ -131,7 +139,8 @@ def main() -> None:
         f"positions in {batch.seconds:.1f} s = {batch.searched_positions / batch.seconds:.1f} "
         f"positions/s, {batch.evaluations / batch.seconds:.1f} network evals/s, "
         f"mean game length {batch.plies / max(batch.games, 1):.0f} plies; "
-        f"{batch.searched_positions / batch.cpu_seconds:.1f} positions per CPU-second"
+        f"{batch.searched_positions / batch.cpu_seconds:.1f} positions per CPU-second "
+        f"(network on {device})"
     )
     if args.without_network:
         free = play_games(game, UniformEvaluator(), cfg, sp, args.games, np.random.default_rng(2))

@@ -11,7 +11,7 @@ import torch
 from envs import make_game
 from envs.core import ConfigError, QizeroError
 from training.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
-from training.config import NetworkConfig, config_from_dict, load_config
+from training.config import NetworkConfig, config_from_dict, load_config, with_overrides
 from training.learner import Learner, buffer_path, checkpoint_path
 from training.networks import build_network
 from training.replay import ReplayBuffer
@@ -92,6 +92,45 @@ def test_config_bad_game_and_yaml(tmp_path: Path) -> None:
         load_config(tmp_path / "missing.yaml")
     with pytest.raises(ConfigError, match="mapping"):
         config_from_dict([1, 2])
+
+
+def test_overrides_set_values_and_are_validated_again() -> None:
+    cfg = config_from_dict(TINY)
+    assert with_overrides(cfg, []) == cfg
+    out = with_overrides(cfg, ["selfplay.workers=3", "selfplay.device=auto", "seed=9"])
+    assert (out.selfplay.workers, out.selfplay.device, out.seed) == (3, "auto", 9)
+    assert cfg.selfplay.workers != 3  # the original is untouched
+    for bad, message in [
+        ("selfplay.workerz=1", "workerz"),  # a typo is refused like one in the file
+        ("selfplay.workers=-1", "greater than or equal"),
+        ("selfplay.device=tpu", "device"),
+        ("nosuch.key=1", "no section 'nosuch'"),
+        ("selfplay.workers", "section.key=value"),
+        ("=1", "section.key=value"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            with_overrides(cfg, [bad])
+
+
+def test_selfplay_device_auto_plays_on_the_cpu_without_a_gpu(tmp_path: Path) -> None:
+    """``selfplay.device: auto`` (what scripts/gpu_burst.sh sets) falls back to the CPU and
+    plays the same games as the default; naming a GPU that is not there is refused."""
+    from training.selfplay import SelfPlayTask, cpu_weights, run_task
+
+    cfg = config_from_dict(TINY)
+    model = build_network(make_game("jiugong").spec, cfg.network)
+
+    def play(device: str):
+        task = SelfPlayTask("jiugong", {}, cfg.network, cfg.search,
+                            cfg.selfplay.model_copy(update={"device": device}), 2, (1, 2))
+        return run_task(task, cpu_weights(model))
+
+    a, b = play("cpu"), play("auto")
+    np.testing.assert_array_equal(a.mask, b.mask)
+    np.testing.assert_allclose(a.policy, b.policy)
+    if not torch.cuda.is_available():
+        with pytest.raises(ConfigError, match="selfplay.device"):
+            play("cuda")
 
 
 def test_config_is_frozen() -> None:

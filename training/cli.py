@@ -68,6 +68,11 @@ def add_train_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--minutes", type=float, help="stop after this much wall time")
     p.add_argument("--run-dir", help="run directory (default runs/<game>-<time>)")
     p.add_argument("--iterations", type=int, help="override training.iterations")
+    p.add_argument(
+        "--set", action="append", default=[], metavar="SECTION.KEY=VALUE", dest="overrides",
+        help="override one config value (read as YAML), e.g. --set selfplay.workers=15 "
+        "--set selfplay.device=cuda; repeatable",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--ray-address", metavar="ADDRESS",
@@ -77,10 +82,12 @@ def add_train_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from training.config import load_config
+    from training.config import load_config, with_overrides
     from training.learner import Learner, run_dir_of_checkpoint
 
     cfg = load_config(args.config)
+    if args.overrides:
+        cfg = with_overrides(cfg, args.overrides)
     if args.iterations is not None:
         cfg = cfg.model_copy(
             update={"training": cfg.training.model_copy(update={"iterations": args.iterations})}

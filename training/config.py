@@ -139,6 +139,11 @@ class SelfPlayConfig(_Frozen):
     # network learns every rule set. The observation must say which (Stereo Go's rules and
     # komi planes); every combination must make a game of the same shape.
     vary_options: dict[str, list[Any]] = Field(default_factory=dict)
+    # Where each worker evaluates its network: "cpu" (the default: small batches, one core a
+    # worker), "auto" (a CUDA GPU when torch sees one) or "cuda"/"cuda:N". On a GPU machine the
+    # workers share the GPU (one CUDA context each) and keep their cores for search and rules
+    # (scripts/gpu_burst.sh). The samples do not depend on it beyond float rounding.
+    device: str = Field("cpu", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$")
 
     @model_validator(mode="after")
     def _ray_needs_workers(self) -> SelfPlayConfig:
@@ -298,6 +303,27 @@ def option_combinations(config: RunConfig) -> list[dict[str, Any]]:
         {**config.game.options, **dict(zip(names, values))}
         for values in itertools.product(*(vary[k] for k in names))
     ]
+
+
+def with_overrides(config: RunConfig, assignments: list[str]) -> RunConfig:
+    """``config`` with ``section.key=value`` assignments applied (values read as YAML, e.g.
+    ``selfplay.workers=15``, ``selfplay.device=cuda``), validated again as a whole."""
+    data = config_to_dict(config)
+    for assignment in assignments:
+        path, sep, raw = assignment.partition("=")
+        keys = path.strip().split(".")
+        if not sep or not all(keys):
+            raise ConfigError(f"override {assignment!r} is not of the form section.key=value")
+        node = data
+        for key in keys[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {assignment!r}: no section {key!r} in the config")
+        try:
+            node[keys[-1]] = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"override {assignment!r}: the value is not YAML: {exc}") from None
+    return config_from_dict(data, "the config with --set " + " ".join(assignments))
 
 
 def load_config(path: str | Path) -> RunConfig:

@@ -39,6 +39,7 @@ from training import stages
 from training.backends import SelfPlayBackend, open_backend
 from training.checkpoint import code_commit, read_checkpoint, save_checkpoint
 from training.config import RunConfig, SearchConfig, config_to_dict, option_combinations
+from training.device import resolve_device
 from training.networks import build_network
 from training.replay import ReplayBuffer
 from training.selfplay import SelfPlayTask, cpu_weights, split_games
@@ -83,17 +84,6 @@ def selfplay_tasks(cfg: RunConfig, iteration: int) -> list[SelfPlayTask]:
         )
         for k, n in enumerate(counts)
     ]
-
-
-def resolve_device(name: str) -> torch.device:
-    """The learner's device: ``auto`` = the first CUDA GPU torch sees, else the CPU."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ConfigError(
-            f"training.device is {name!r} but torch sees no CUDA GPU here (use auto or cpu)"
-        )
-    return torch.device(name)
 
 
 @dataclass

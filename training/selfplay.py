@@ -281,6 +281,7 @@ def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
     """Play one task's games (in a worker process, a Ray actor or the caller's process)."""
     import torch
 
+    from training.device import resolve_device
     from training.networks import build_network
 
     torch.set_num_threads(1)
@@ -290,7 +291,8 @@ def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
     # The weights are fixed for the task: a frozen trace (batch norm folded into the
     # convolutions, no per-module Python) plays 10-17% more positions per CPU second on 9x9
     # (measured: docs/training.md, "The Go learner").
-    evaluator = NetworkEvaluator(model, traced=True)
+    device = resolve_device(task.selfplay.device, "selfplay.device")
+    evaluator = NetworkEvaluator(model, device=str(device), traced=True)
     rng = np.random.default_rng(list(task.seed))
     return play_games(game, evaluator, task.search, task.selfplay, task.n_games, rng)
 
