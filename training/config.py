@@ -175,8 +175,8 @@ class TrainingConfig(_Frozen):
     eval_simulations: int = Field(0, ge=0)
     threads: int = Field(1, ge=1, le=256)  # torch threads in the learner
     # Where the learner's gradient steps run: "auto" = the first CUDA GPU when torch sees one,
-    # else the CPU (a GPU is never required); "cpu", "cuda" or "cuda:N" to insist. Self-play
-    # always runs on CPUs (small batches, many processes).
+    # else the CPU (a GPU is never required); "cpu", "cuda" or "cuda:N" to insist. Self-play's
+    # workers run on CPUs unless ``selfplay.device`` says otherwise.
     device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$")
 
 
