@@ -304,6 +304,30 @@ def test_provisional_turns_confirm_and_cancel(client):
     assert r.status_code == 409 and "nothing to confirm" in r.json()["message"]
 
 
+def test_confirm_needs_the_token_of_the_seat_that_played(client):
+    """Only the seat whose provisional turn it is (or the owner) confirms it: the move was
+    authorized when it was played, but the confirm that commits it is checked again."""
+    body = create(client, confirm_turns=True, turn_seconds=None)
+    sid, tokens = body["session"]["id"], body["seat_tokens"]
+    s = move(client, sid, tokens["south"], "a1-a2", 1).json()
+    assert s["turn_complete"] and s["pending"] == ["a1-a2"]
+    version = s["version"]
+    url = f"/v1/sessions/{sid}/confirm"
+    cases = [
+        (auth(tokens["north"]), 403),  # the other seat's token
+        ({}, 401),  # no token
+        (auth("forged-token"), 401),
+        (auth(create(client)["owner_token"]), 401),  # another session's owner
+    ]
+    for headers, status in cases:
+        r = client.post(url, json={"version": version}, headers=headers)
+        assert r.status_code == status, (headers, r.text)
+        after = get(client, sid)  # nothing changed: still provisional, same version
+        assert (after["version"], after["moves"], after["pending"]) == (version, [], ["a1-a2"])
+    r = client.post(url, json={"version": version}, headers=auth(tokens["south"]))
+    assert r.status_code == 200 and r.json()["moves"] == ["a1-a2"]
+
+
 # ---------------------------------------------------------------------------- resign
 def test_resign_where_the_rules_have_it(client, monkeypatch):
     body = create(client, turn_seconds=None)
