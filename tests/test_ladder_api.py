@@ -36,6 +36,7 @@ from serving_helpers import (
 )
 from sqlalchemy import update
 
+from serving.ladder.rating import rate_finished
 from serving.ladder.store import PlayerRow
 
 SMALL = {"board": "5x5"}
@@ -582,6 +583,28 @@ def test_twenty_players_queueing_at_once_are_paired_once_each(client):
 
 def test_two_end_of_game_writes_rate_once(client, clock):
     _two_resignations(client, clock)
+
+
+def test_the_rating_hook_rates_a_ladder_game_once_by_itself(client, clock):
+    """The hook's own guard, with the session's compare-and-set out of the way: a second
+    end-of-game write that reaches the hook (its copy of the session not yet showing the
+    outcome) finds the ladder game no longer ``playing`` and rates nothing. Through the API the
+    session's version check refuses that write before the hook runs, so only a direct call
+    shows that the hook alone rates once."""
+    lin, wu = register(client, "Lin"), register(client, "Wu")
+    s = play_moves(client, pair(client, lin, wu, **SMALL), 10)
+    clock.advance(120)
+    assert act(client, s, "resign", "black").status_code == 200
+    store = client.app.state.sessions.store
+    before = [profile(client, p) for p in (lin, wu)]
+    assert sorted((p["wins"], p["losses"]) for p in before) == [(0, 1), (1, 0)]
+    data = store.load(s["id"])
+    assert data.status == "over" and data.extras["ladder"]["outcome"]["kind"] == "rated"
+    del data.extras["ladder"]["outcome"]  # the other write's view: over, not yet rated
+    with store.transaction() as tx:
+        assert rate_finished(tx, data) is False
+    assert "outcome" not in data.extras["ladder"]
+    assert [profile(client, p) for p in (lin, wu)] == before
 
 
 def test_on_postgresql(tmp_path, clock, postgres_url):
