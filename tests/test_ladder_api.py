@@ -31,6 +31,7 @@ from serving_helpers import (
     FakeClock,
     auth,
     client_for,
+    overlapping_commits,
     settings_for,
     wait_for,
 )
@@ -512,16 +513,15 @@ def _two_resignations(client, fake_clock, tag: str = "", **options) -> None:
     s = pair(client, lin, wu, **(options or SMALL))
     s = play_moves(client, s, 10)
     fake_clock.advance(120)
-    barrier = threading.Barrier(2)
     codes = []
 
     def resign(colour):
-        barrier.wait()
         codes.append(act(client, s, "resign", colour).status_code)
 
-    threads = [threading.Thread(target=resign, args=(c,)) for c in ("black", "white")]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    with overlapping_commits(client, 2):  # both read the session before either writes
+        threads = [threading.Thread(target=resign, args=(c,)) for c in ("black", "white")]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
     assert sorted(codes) == [200, 409]
     both = [profile(client, p) for p in (lin, wu)]
     assert sorted((p["wins"], p["losses"]) for p in both) == [(0, 1), (1, 0)]
@@ -626,20 +626,19 @@ def test_resignation_against_a_time_out_rates_once(client, clock):
     clock.advance(91)  # the side to move is out of time; the poller and a resignation race
     manager = client.app.state.sessions
     results = []
-    barrier = threading.Barrier(2)
 
     def poll():
-        barrier.wait()
         manager.refresh(s["id"])
         results.append("refresh")
 
     def resign():
-        barrier.wait()
         results.append(act(client, s, "resign", s["position"]["to_play"]).status_code)
 
-    threads = [threading.Thread(target=poll), threading.Thread(target=resign)]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    # both load the session (the time-out due) before either commits
+    with overlapping_commits(client, 2):
+        threads = [threading.Thread(target=poll), threading.Thread(target=resign)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
     final = client.get(f"/v1/sessions/{s['id']}").json()
     assert final["status"] == "over" and final["result"]["reason"] in ("time", "resignation")
     both = [profile(client, p) for p in (lin, wu)]
@@ -717,15 +716,14 @@ def test_two_end_of_game_writes_tell_it_once(client, clock):
     s = pair(client, lin, wu, board="5x5")
     s = play_moves(client, s, 10)
     clock.advance(120)
-    barrier = threading.Barrier(2)
 
     def resign(colour):
-        barrier.wait()
         act(client, s, "resign", colour)
 
-    threads = [threading.Thread(target=resign, args=(c,)) for c in ("black", "white")]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    with overlapping_commits(client, 2):  # both read the session before either writes
+        threads = [threading.Thread(target=resign, args=(c,)) for c in ("black", "white")]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
     log = client.app.state.events
     for p in (lin, wu):
         head, events = log.since(f"player:{p['id']}", 0)
