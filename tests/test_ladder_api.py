@@ -32,6 +32,7 @@ from serving_helpers import (
     auth,
     client_for,
     overlapping_commits,
+    postgres_schema,
     settings_for,
     wait_for,
 )
@@ -557,17 +558,18 @@ def _many_games_against_one_ai(client, fake_clock, tag: str = "") -> None:
         sessions.append((s, g["colour"]))
     assert client.app.state.sessions.wait_idle(30)
     fake_clock.advance(120)
-    barrier = threading.Barrier(len(sessions))
     codes = []
 
     def resign(s, colour):
-        barrier.wait()
         fresh = client.get(f"/v1/sessions/{s['id']}").json()
         codes.append(act(client, {**fresh, "tokens": s["tokens"]}, "resign", colour).status_code)
 
-    threads = [threading.Thread(target=resign, args=sc) for sc in sessions]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    # All six have read their sessions before any commits: the ratings meet on the AI's row
+    # (taken in turn: test_rating_transactions_take_a_players_row_in_turn).
+    with overlapping_commits(client, len(sessions)):
+        threads = [threading.Thread(target=resign, args=sc) for sc in sessions]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
     assert codes == [200] * len(sessions)
     ai = client.get(f"/v1/players/{ai_id}").json()
     assert (ai["wins"], ai["points"], ai["rank"]) == (6, 1200, "17K")
@@ -617,6 +619,51 @@ def test_on_postgresql(tmp_path, clock, postgres_url):
         _twenty_at_once(c, tag, **options)
         _two_resignations(c, clock, tag, **options)
         _many_games_against_one_ai(c, clock, tag)
+
+
+def test_rating_transactions_take_a_players_row_in_turn(postgres_url):
+    """Games against one AI level end in transactions that all change its row: the rating
+    hook's ``lock_players`` holds the row until its transaction ends, so the next one waits and
+    then reads the points written before it (no lost result). Forced on PostgreSQL: the second
+    transaction starts while the first holds the row, and the first commits only once the
+    second is seen waiting for that lock, or has already read the row (the lost update)."""
+    from sqlalchemy import text
+
+    from serving import schema
+    from serving.db import SessionStore
+    from serving.ladder.store import lock_players
+
+    with postgres_schema(postgres_url) as url:
+        store = SessionStore(url)
+        try:
+            schema.upgrade(store.engine)
+            with store.transaction() as tx:
+                tx.add(PlayerRow(id="ai-1", name="AI 1", kind="ai", points=1000, created=0.0))
+            second: dict[str, int] = {}
+
+            def rate_another_game() -> None:
+                with store.transaction() as tx:
+                    second["pid"] = tx.execute(text("select pg_backend_pid()")).scalar_one()
+                    second["points"] = lock_players(tx, ["ai-1"])["ai-1"].points
+
+            def waiting_for_a_lock(pid: int) -> bool:
+                with store.engine.connect() as conn:
+                    return conn.execute(text(
+                        "select wait_event_type = 'Lock' from pg_stat_activity where pid = :p"
+                    ), {"p": pid}).scalar() is True
+
+            with store.transaction() as tx:
+                lock_players(tx, ["ai-1"])["ai-1"].points += 200
+                tx.flush()
+                thread = threading.Thread(target=rate_another_game)
+                thread.start()
+                wait_for(lambda: "points" in second
+                         or ("pid" in second and waiting_for_a_lock(second["pid"])), timeout=60)
+                assert "points" not in second, "read while another transaction held the row"
+            thread.join(60)
+            assert second["points"] == 1200
+        finally:
+            store.close()
 
 
 def test_resignation_against_a_time_out_rates_once(client, clock):
