@@ -37,6 +37,7 @@ def run_suite(tmp_path: Path, ci: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_suite.py").write_text(SUITE)
     env = {k: v for k, v in os.environ.items() if k != "QIZERO_TEST_POSTGRES_URL"}
     env["CI"] = ci
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the installed plugins only slow it down
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider", str(tmp_path)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
@@ -65,7 +66,8 @@ def test_needs_names_a_known_tool(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text((HERE / "conftest.py").read_text())
     (tmp_path / "test_typo.py").write_text(
         "import pytest\n\n@pytest.mark.needs('gnu-go')\ndef test_x():\n    pass\n")
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-                           str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+                           str(tmp_path)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
     assert proc.returncode != 0 and "needs() takes one of" in proc.stdout + proc.stderr
