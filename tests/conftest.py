@@ -1,10 +1,69 @@
-"""Fixtures shared by the test modules (helpers that are plain functions: serving_helpers.py)."""
+"""Fixtures shared by the test modules (helpers that are plain functions: serving_helpers.py),
+and the rule that CI runs the tests that need outside programs.
+
+A test that needs GNU Go, Chromium or a PostgreSQL server carries ``@pytest.mark.needs(tool)``
+(the tests that take the ``postgres_url`` or ``browser`` fixtures are marked here, at
+collection). Without the tool such a test skips, with its reason printed (``-rs`` in
+pyproject.toml). Under ``CI=true`` (``.ci/run`` installs and starts all three) that skip is a
+failure instead: a failed install must not turn the differential, persistence and browser
+tests into a green run that checked nothing.
+"""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+
+#: What ``needs`` accepts: the tool and how the failure names it.
+TOOLS = {"gnugo": "GNU Go", "chromium": "Chromium", "postgresql": "PostgreSQL"}
+#: Fixtures whose tests need a tool (marked at collection, however the test takes them).
+FIXTURE_TOOLS = {"postgres_url": "postgresql", "browser": "chromium"}
+
+
+def on_ci() -> bool:
+    """Whether this run is CI's (``CI=true``, as CI services set it and .ci/run does)."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "needs(tool): the test needs an outside program (gnugo, chromium, postgresql); it "
+        "skips without it, except under CI=true, where that skip fails the run",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, tool in FIXTURE_TOOLS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.needs(tool))
+        for mark in item.iter_markers("needs"):
+            if len(mark.args) != 1 or mark.args[0] not in TOOLS:
+                raise pytest.UsageError(
+                    f"{item.nodeid}: needs() takes one of {sorted(TOOLS)}, not {mark.args}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> object:
+    """Under CI=true, a skipped test that needs a tool is reported as failed, with the reason."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.skipped or not on_ci() or hasattr(report, "wasxfail"):
+        return
+    tools = sorted({TOOLS[m.args[0]] for m in item.iter_markers("needs")})
+    if not tools:
+        return
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    reason = reason.removeprefix("Skipped: ")
+    report.outcome = "failed"
+    report.longrepr = (
+        f"CI=true and this test needs {' and '.join(tools)}, but it was skipped: {reason}\n"
+        "(.ci/run installs and starts them; see its output for what failed)"
+    )
 
 
 @pytest.fixture()

@@ -115,6 +115,41 @@ def wait_for(predicate: Any, timeout: float = 20.0, step: float = 0.02) -> Any:
     raise AssertionError("condition not reached in time")
 
 
+@contextmanager
+def overlapping_commits(client: TestClient, parties: int = 2) -> Iterator[None]:
+    """Force a race between ``parties`` writes to sessions: each write's commit waits at a
+    barrier, between the write's read (and its version check) and its compare-and-set, until
+    all of them are there. Every writer has then read the same version before any writes, so
+    only the compare-and-set can tell them apart, however the threads are scheduled. Later
+    commits (a loser's retry) pass straight through. The barrier's timeout only keeps a broken
+    test from hanging."""
+    repo = client.app.state.sessions.repo
+    real = repo.commit
+    barrier = threading.Barrier(parties, timeout=60)
+    lock = threading.Lock()
+    arrived: list[int] = []
+    broken: list[int] = []
+
+    def commit(ctx: Any, expected: int) -> bool:
+        with lock:
+            arrived.append(expected)
+            held = len(arrived) <= parties
+        if held:
+            try:
+                barrier.wait()
+            except threading.BrokenBarrierError:
+                broken.append(expected)
+        return real(ctx, expected)
+
+    repo.commit = commit  # an instance attribute: shadows the method until deleted
+    try:
+        yield
+    finally:
+        del repo.commit
+    assert len(arrived) >= parties and not broken, (
+        f"the writes did not overlap: {len(arrived)} commit(s), barrier broken: {broken}")
+
+
 # ---------------------------------------------------------------------------- event streams
 def parse_sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
     """SSE messages as dicts; a keep-alive comment as ``{"keepalive": True}``."""

@@ -213,6 +213,7 @@ def test_cli_threads() -> None:
     assert proc.returncode == 2 and "--threads must be >= 1" in proc.stderr
 
 
+@pytest.mark.needs("gnugo")
 @pytest.mark.skipif(not HAVE_GNUGO, reason="GNU Go is not installed (apt-get install gnugo): "
                     "the games against it need /usr/games/gnugo")
 def test_random_against_gnugo_level_1() -> None:

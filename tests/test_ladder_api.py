@@ -31,11 +31,14 @@ from serving_helpers import (
     FakeClock,
     auth,
     client_for,
+    overlapping_commits,
+    postgres_schema,
     settings_for,
     wait_for,
 )
 from sqlalchemy import update
 
+from serving.ladder.rating import rate_finished
 from serving.ladder.store import PlayerRow
 
 SMALL = {"board": "5x5"}
@@ -511,16 +514,15 @@ def _two_resignations(client, fake_clock, tag: str = "", **options) -> None:
     s = pair(client, lin, wu, **(options or SMALL))
     s = play_moves(client, s, 10)
     fake_clock.advance(120)
-    barrier = threading.Barrier(2)
     codes = []
 
     def resign(colour):
-        barrier.wait()
         codes.append(act(client, s, "resign", colour).status_code)
 
-    threads = [threading.Thread(target=resign, args=(c,)) for c in ("black", "white")]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    with overlapping_commits(client, 2):  # both read the session before either writes
+        threads = [threading.Thread(target=resign, args=(c,)) for c in ("black", "white")]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
     assert sorted(codes) == [200, 409]
     both = [profile(client, p) for p in (lin, wu)]
     assert sorted((p["wins"], p["losses"]) for p in both) == [(0, 1), (1, 0)]
@@ -556,17 +558,18 @@ def _many_games_against_one_ai(client, fake_clock, tag: str = "") -> None:
         sessions.append((s, g["colour"]))
     assert client.app.state.sessions.wait_idle(30)
     fake_clock.advance(120)
-    barrier = threading.Barrier(len(sessions))
     codes = []
 
     def resign(s, colour):
-        barrier.wait()
         fresh = client.get(f"/v1/sessions/{s['id']}").json()
         codes.append(act(client, {**fresh, "tokens": s["tokens"]}, "resign", colour).status_code)
 
-    threads = [threading.Thread(target=resign, args=sc) for sc in sessions]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    # All six have read their sessions before any commits: the ratings meet on the AI's row
+    # (taken in turn: test_rating_transactions_take_a_players_row_in_turn).
+    with overlapping_commits(client, len(sessions)):
+        threads = [threading.Thread(target=resign, args=sc) for sc in sessions]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
     assert codes == [200] * len(sessions)
     ai = client.get(f"/v1/players/{ai_id}").json()
     assert (ai["wins"], ai["points"], ai["rank"]) == (6, 1200, "17K")
@@ -584,6 +587,28 @@ def test_two_end_of_game_writes_rate_once(client, clock):
     _two_resignations(client, clock)
 
 
+def test_the_rating_hook_rates_a_ladder_game_once_by_itself(client, clock):
+    """The hook's own guard, with the session's compare-and-set out of the way: a second
+    end-of-game write that reaches the hook (its copy of the session not yet showing the
+    outcome) finds the ladder game no longer ``playing`` and rates nothing. Through the API the
+    session's version check refuses that write before the hook runs, so only a direct call
+    shows that the hook alone rates once."""
+    lin, wu = register(client, "Lin"), register(client, "Wu")
+    s = play_moves(client, pair(client, lin, wu, **SMALL), 10)
+    clock.advance(120)
+    assert act(client, s, "resign", "black").status_code == 200
+    store = client.app.state.sessions.store
+    before = [profile(client, p) for p in (lin, wu)]
+    assert sorted((p["wins"], p["losses"]) for p in before) == [(0, 1), (1, 0)]
+    data = store.load(s["id"])
+    assert data.status == "over" and data.extras["ladder"]["outcome"]["kind"] == "rated"
+    del data.extras["ladder"]["outcome"]  # the other write's view: over, not yet rated
+    with store.transaction() as tx:
+        assert rate_finished(tx, data) is False
+    assert "outcome" not in data.extras["ladder"]
+    assert [profile(client, p) for p in (lin, wu)] == before
+
+
 def test_on_postgresql(tmp_path, clock, postgres_url):
     settings = settings_for(tmp_path, database_url=postgres_url, ladder_match_seconds=0.05,
                             timer_poll_seconds=3600, ladder_admin_token=ADMIN)
@@ -596,6 +621,51 @@ def test_on_postgresql(tmp_path, clock, postgres_url):
         _many_games_against_one_ai(c, clock, tag)
 
 
+def test_rating_transactions_take_a_players_row_in_turn(postgres_url):
+    """Games against one AI level end in transactions that all change its row: the rating
+    hook's ``lock_players`` holds the row until its transaction ends, so the next one waits and
+    then reads the points written before it (no lost result). Forced on PostgreSQL: the second
+    transaction starts while the first holds the row, and the first commits only once the
+    second is seen waiting for that lock, or has already read the row (the lost update)."""
+    from sqlalchemy import text
+
+    from serving import schema
+    from serving.db import SessionStore
+    from serving.ladder.store import lock_players
+
+    with postgres_schema(postgres_url) as url:
+        store = SessionStore(url)
+        try:
+            schema.upgrade(store.engine)
+            with store.transaction() as tx:
+                tx.add(PlayerRow(id="ai-1", name="AI 1", kind="ai", points=1000, created=0.0))
+            second: dict[str, int] = {}
+
+            def rate_another_game() -> None:
+                with store.transaction() as tx:
+                    second["pid"] = tx.execute(text("select pg_backend_pid()")).scalar_one()
+                    second["points"] = lock_players(tx, ["ai-1"])["ai-1"].points
+
+            def waiting_for_a_lock(pid: int) -> bool:
+                with store.engine.connect() as conn:
+                    return conn.execute(text(
+                        "select wait_event_type = 'Lock' from pg_stat_activity where pid = :p"
+                    ), {"p": pid}).scalar() is True
+
+            with store.transaction() as tx:
+                lock_players(tx, ["ai-1"])["ai-1"].points += 200
+                tx.flush()
+                thread = threading.Thread(target=rate_another_game)
+                thread.start()
+                wait_for(lambda: "points" in second
+                         or ("pid" in second and waiting_for_a_lock(second["pid"])), timeout=60)
+                assert "points" not in second, "read while another transaction held the row"
+            thread.join(60)
+            assert second["points"] == 1200
+        finally:
+            store.close()
+
+
 def test_resignation_against_a_time_out_rates_once(client, clock):
     lin, wu = register(client, "Lin"), register(client, "Wu")
     s = pair(client, lin, wu, board="5x5", clock={"main_time": 90, "periods": 0})
@@ -603,20 +673,19 @@ def test_resignation_against_a_time_out_rates_once(client, clock):
     clock.advance(91)  # the side to move is out of time; the poller and a resignation race
     manager = client.app.state.sessions
     results = []
-    barrier = threading.Barrier(2)
 
     def poll():
-        barrier.wait()
         manager.refresh(s["id"])
         results.append("refresh")
 
     def resign():
-        barrier.wait()
         results.append(act(client, s, "resign", s["position"]["to_play"]).status_code)
 
-    threads = [threading.Thread(target=poll), threading.Thread(target=resign)]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    # both load the session (the time-out due) before either commits
+    with overlapping_commits(client, 2):
+        threads = [threading.Thread(target=poll), threading.Thread(target=resign)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
     final = client.get(f"/v1/sessions/{s['id']}").json()
     assert final["status"] == "over" and final["result"]["reason"] in ("time", "resignation")
     both = [profile(client, p) for p in (lin, wu)]
@@ -694,15 +763,14 @@ def test_two_end_of_game_writes_tell_it_once(client, clock):
     s = pair(client, lin, wu, board="5x5")
     s = play_moves(client, s, 10)
     clock.advance(120)
-    barrier = threading.Barrier(2)
 
     def resign(colour):
-        barrier.wait()
         act(client, s, "resign", colour)
 
-    threads = [threading.Thread(target=resign, args=(c,)) for c in ("black", "white")]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    with overlapping_commits(client, 2):  # both read the session before either writes
+        threads = [threading.Thread(target=resign, args=(c,)) for c in ("black", "white")]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
     log = client.app.state.events
     for p in (lin, wu):
         head, events = log.since(f"player:{p['id']}", 0)

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from serving_helpers import client_for, tiny_checkpoint, write_levels
+from serving_helpers import client_for, tiny_checkpoint, wait_for, write_levels
 
 from serving.batching import Batcher
 
@@ -36,6 +36,28 @@ class SlowInfer:
         return priors, obs[:, 0].astype(np.float32)
 
 
+class GatedInfer(SlowInfer):
+    """A :class:`SlowInfer` whose first forward pass waits for ``gate``: the test opens it once
+    the other callers have queued, so what they share does not depend on thread timing."""
+
+    def __init__(self) -> None:
+        super().__init__(delay=0.0)
+        self.gate = threading.Event()
+        self._first = True
+
+    def __call__(self, obs, masks):
+        if self._first:  # one forward pass at a time: only the leader gets here
+            self._first = False
+            assert self.gate.wait(60), "the gate was never opened"
+        return super().__call__(obs, masks)
+
+
+def _queued(batcher: Batcher) -> int:
+    """How many callers wait in the batcher's queue (the leader's batch is out of it)."""
+    with batcher._lock:
+        return len(batcher._queue)
+
+
 def _call(batcher, k: int, rows: int):
     obs = np.full((rows, 3), float(k), dtype=np.float32)
     obs[:, 0] = np.arange(rows) + 100 * k
@@ -44,21 +66,20 @@ def _call(batcher, k: int, rows: int):
 
 
 def test_concurrent_callers_share_forward_passes_and_get_their_own_rows():
-    infer = SlowInfer()
+    """The first caller's forward pass is held until the seven others have queued: the next
+    pass carries all seven, and each caller gets its own rows back."""
+    infer = GatedInfer()
     batcher = Batcher(infer, max_batch=256)
-    barrier = threading.Barrier(8)
-
-    def work(k):
-        barrier.wait()
-        return _call(batcher, k, rows=k + 1)
-
     with ThreadPoolExecutor(8) as pool:
-        results = list(pool.map(work, range(8)))
+        futures = [pool.submit(_call, batcher, k, k + 1) for k in range(8)]
+        wait_for(lambda: _queued(batcher) == 7, timeout=60)
+        infer.gate.set()
+        results = [f.result() for f in futures]
     for k, (priors, values) in enumerate(results):
         assert values.tolist() == [100 * k + i for i in range(k + 1)]
         assert priors.shape == (k + 1, 4)
     assert sum(infer.batches) == sum(k + 1 for k in range(8)) == batcher.rows
-    assert len(infer.batches) < 8 and batcher.calls == len(infer.batches)
+    assert len(infer.batches) == 2 and batcher.calls == 2  # the leader's, then the rest
     assert infer.max_active == 1  # one forward pass at a time per model
 
 
@@ -68,11 +89,16 @@ def test_a_lone_caller_waits_for_nothing_and_max_batch_is_respected():
     for k in range(3):
         assert _call(batcher, k, 2)[1].tolist() == [100 * k, 100 * k + 1]
     assert infer.batches == [2, 2, 2]
-    infer = SlowInfer(delay=0.05)
+    # Six callers of two rows, five of them queued behind the first: passes of up to 4 rows.
+    infer = GatedInfer()
     batcher = Batcher(infer, max_batch=4)
     with ThreadPoolExecutor(6) as pool:
-        list(pool.map(lambda k: _call(batcher, k, 3), range(6)))
-    assert max(infer.batches) <= 4
+        futures = [pool.submit(_call, batcher, k, 2) for k in range(6)]
+        wait_for(lambda: _queued(batcher) == 5, timeout=60)
+        infer.gate.set()
+        for k, f in enumerate(futures):
+            assert f.result()[1].tolist() == [100 * k, 100 * k + 1]
+    assert infer.batches == [2, 4, 4, 2]
 
 
 def test_errors_reach_every_caller_of_the_batch_and_the_batcher_recovers():
@@ -109,11 +135,17 @@ def test_service_batches_concurrent_suggestions_of_one_model(tmp_path):
         (model,) = c.app.state.ai._models.values()
         real = model.batcher._infer
 
-        def slow(obs, masks):  # a slower network makes the overlap certain
-            time.sleep(0.01)
+        first = [True]
+
+        def held(obs, masks):
+            """The first forward pass waits until two more searches queue behind it (only the
+            leader runs a pass, so ``first`` needs no lock): the next pass carries both."""
+            if first[0]:
+                first[0] = False
+                wait_for(lambda: _queued(model.batcher) >= 2, timeout=60)
             return real(obs, masks)
 
-        model.batcher._infer = slow
+        model.batcher._infer = held
         before = (model.batcher.calls, model.batcher.rows)
         with ThreadPoolExecutor(8) as pool:
             answers = list(pool.map(ask, range(1, 9)))

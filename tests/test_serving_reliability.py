@@ -13,6 +13,7 @@ from serving_helpers import (
     Server,
     auth,
     client_for,
+    overlapping_commits,
     settings_for,
     wait_for,
 )
@@ -110,19 +111,19 @@ def test_postgres_persistence_restart_and_conflicts(tmp_path, postgres_url):
             assert r.status_code == 200
             version = r.json()["version"]
         before = r.json()
-        # two conflicting writes: exactly one wins
+        # two conflicting writes, both past the version check before either commits: the
+        # compare-and-set lets exactly one win
         results = []
-        barrier = threading.Barrier(2)
         legal = ["a2-a1", "b1-a1"]  # two different legal moves for south, same version
 
         def write(mv):
-            barrier.wait()
             results.append(c.post(f"/v1/sessions/{sid}/moves", headers=auth(owner),
                                   json={"move": mv, "version": before["version"]}).status_code)
 
-        threads = [threading.Thread(target=write, args=(m,)) for m in legal]
-        [t.start() for t in threads]
-        [t.join() for t in threads]
+        with overlapping_commits(c, 2):
+            threads = [threading.Thread(target=write, args=(m,)) for m in legal]
+            [t.start() for t in threads]
+            [t.join() for t in threads]
         assert sorted(results) == [200, 409]
         before = c.get(f"/v1/sessions/{sid}").json()
         assert len(before["moves"]) == 3 and before["moves"][2] in legal

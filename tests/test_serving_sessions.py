@@ -9,7 +9,15 @@ import threading
 import time
 
 import pytest
-from serving_helpers import FakeClock, auth, client_for, random_moves, wait_for, write_levels
+from serving_helpers import (
+    FakeClock,
+    auth,
+    client_for,
+    overlapping_commits,
+    random_moves,
+    wait_for,
+    write_levels,
+)
 
 import envs
 from envs import make_game
@@ -304,6 +312,30 @@ def test_provisional_turns_confirm_and_cancel(client):
     assert r.status_code == 409 and "nothing to confirm" in r.json()["message"]
 
 
+def test_confirm_needs_the_token_of_the_seat_that_played(client):
+    """Only the seat whose provisional turn it is (or the owner) confirms it: the move was
+    authorized when it was played, but the confirm that commits it is checked again."""
+    body = create(client, confirm_turns=True, turn_seconds=None)
+    sid, tokens = body["session"]["id"], body["seat_tokens"]
+    s = move(client, sid, tokens["south"], "a1-a2", 1).json()
+    assert s["turn_complete"] and s["pending"] == ["a1-a2"]
+    version = s["version"]
+    url = f"/v1/sessions/{sid}/confirm"
+    cases = [
+        (auth(tokens["north"]), 403),  # the other seat's token
+        ({}, 401),  # no token
+        (auth("forged-token"), 401),
+        (auth(create(client)["owner_token"]), 401),  # another session's owner
+    ]
+    for headers, status in cases:
+        r = client.post(url, json={"version": version}, headers=headers)
+        assert r.status_code == status, (headers, r.text)
+        after = get(client, sid)  # nothing changed: still provisional, same version
+        assert (after["version"], after["moves"], after["pending"]) == (version, [], ["a1-a2"])
+    r = client.post(url, json={"version": version}, headers=auth(tokens["south"]))
+    assert r.status_code == 200 and r.json()["moves"] == ["a1-a2"]
+
+
 # ---------------------------------------------------------------------------- resign
 def test_resign_where_the_rules_have_it(client, monkeypatch):
     body = create(client, turn_seconds=None)
@@ -433,26 +465,26 @@ def test_restart_resumes_ai_seats_and_timers(tmp_path):
 
 
 def test_two_conflicting_writes_exactly_one_wins(client):
-    for _ in range(5):
-        body = create(client, turn_seconds=None)
-        sid, owner = body["session"]["id"], body["owner_token"]
-        barrier = threading.Barrier(2)
-        results = []
+    """Both writes have read version 1 and passed the version check before either commits
+    (overlapping_commits), so the compare-and-set alone lets exactly one win."""
+    body = create(client, turn_seconds=None)
+    sid, owner = body["session"]["id"], body["owner_token"]
+    results = []
 
-        def write(mv, results=results, barrier=barrier, sid=sid, owner=owner):
-            barrier.wait()
-            results.append((mv, move(client, sid, owner, mv, 1).status_code))
+    def write(mv):
+        results.append((mv, move(client, sid, owner, mv, 1).status_code))
 
+    with overlapping_commits(client, 2):
         threads = [threading.Thread(target=write, args=(m,)) for m in ("a1-a2", "b1-b2")]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        codes = sorted(code for _, code in results)
-        assert codes == [200, 409], results
-        winner = next(mv for mv, code in results if code == 200)
-        s = get(client, sid)
-        assert s["moves"] == [winner] and s["version"] == 2
+    codes = sorted(code for _, code in results)
+    assert codes == [200, 409], results
+    winner = next(mv for mv, code in results if code == 200)
+    s = get(client, sid)
+    assert s["moves"] == [winner] and s["version"] == 2
 
 
 def test_an_ai_that_runs_out_of_time_loses_its_turn(tmp_path):

@@ -26,10 +26,13 @@ from envs.stereo_go import kernel as K
 GNUGO = shutil.which("gnugo") or (
     "/usr/games/gnugo" if os.access("/usr/games/gnugo", os.X_OK) else None
 )
-pytestmark = pytest.mark.skipif(
-    GNUGO is None,
-    reason="GNU Go is not installed (apt-get install gnugo): the differential test needs it",
-)
+pytestmark = [
+    pytest.mark.needs("gnugo"),
+    pytest.mark.skipif(
+        GNUGO is None,
+        reason="GNU Go is not installed (apt-get install gnugo): the differential test needs it",
+    ),
+]
 
 game = make_game("stereo_go", board="9x9", rules="area")
 

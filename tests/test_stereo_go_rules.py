@@ -183,6 +183,33 @@ def test_superko_refuses_a_triple_ko_cycle():
     assert board[go9.parse_point("B9")] == 2 and s.board[go9.parse_point("C9")] == 1
 
 
+def test_positional_superko_refuses_a_non_capturing_move():
+    # Before Black's B1 (P0), Black A1 D1 C2 and White C1 A2 B2:
+    #   2  O O X . .      Black B1 takes C1; White C1 takes back the two stones A1 B1;
+    #   1  X . O X .      Black A1, capturing nothing, would rebuild P0 (with the other side
+    #      A B C D E      to move: superko here is positional, not situational).
+    # The kernel checks a non-capturing move only on a point a capture emptied, and only
+    # when the position is not new (its stone count no higher than any earlier one's): this
+    # is that case, compared move by move with the reference's legal sets.
+    ref = RefGo(neighbours(go5), 100)
+    s = go5.initial_state()
+    for move in "A1 A2 D1 B2 C2 C1 B1 C1".split():
+        assert go5.legal_actions(s).tolist() == ref.legal(), move
+        action = go5.parse_point(move)
+        s = go5.apply(s, action)
+        ref.play(action)
+    assert stones(go5, s, 1) == {"D1", "C2"} and stones(go5, s, 2) == {"C1", "A2", "B2"}
+    assert s.captures == (1, 2) and go5.to_play(s) == 0
+    a1 = go5.parse_point("A1")
+    assert ref.try_move(a1) == "superko"
+    with pytest.raises(IllegalMove, match="superko"):
+        go5.play(s, "A1")
+    assert "A1" not in go5.legal_moves(s)
+    assert go5.legal_actions(s).tolist() == ref.legal()
+    # B1 (it captures C1 again) makes a new position: legal
+    assert stones(go5, go5.play(s, "B1"), 2) == {"A2", "B2"}
+
+
 def test_superko_uses_a_given_history():
     # The position after White's A1 is declared as seen before: A1 is refused, B1 is not.
     s = position(go5, to_play=1)

@@ -13,7 +13,7 @@ import torch
 
 from envs import make_game
 from envs.core import ConfigError, QizeroError
-from training.checkpoint import read_checkpoint
+from training.checkpoint import file_digest, read_checkpoint
 from training.config import NetworkConfig, SearchConfig, SelfPlayConfig, config_from_dict
 from training.evaluator import UniformEvaluator
 from training.learner import Learner, selfplay_tasks
@@ -193,6 +193,7 @@ def test_a_ladder_is_calibrated_again_under_other_options(tmp_path: Path) -> Non
     assert [lv["label"] for lv in data["levels"]] == ["weak", "strong"]
     for lv in data["levels"]:
         assert (out / lv["checkpoint"]).read_bytes() == (area / lv["checkpoint"]).read_bytes()
+        assert lv["sha256"] == file_digest(out / lv["checkpoint"])
 
 
 def test_a_run_stopped_by_sigterm_writes_its_stage(tmp_path: Path) -> None:

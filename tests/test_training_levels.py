@@ -11,7 +11,7 @@ import pytest
 
 from envs import make_game
 from envs.core import ConfigError
-from training.checkpoint import load_model
+from training.checkpoint import file_digest, load_model
 from training.config import config_from_dict
 from training.learner import Learner
 from training.levels import (
@@ -60,7 +60,7 @@ def test_build_levels_from_a_tiny_run(tmp_path: Path) -> None:
     assert [lv["label"] for lv in data["levels"]] == ["weak", "strong"]
     assert data["anchor"] == "random" and data["calibration"]["elo"][0] == 0.0
     for lv in data["levels"]:
-        assert (out / lv["checkpoint"]).exists()
+        assert lv["sha256"] == file_digest(out / lv["checkpoint"])  # the file calibrated
         assert lv["elo_ci"][0] <= lv["elo"] <= lv["elo_ci"][1]
         assert lv["games"] == 12 and lv["seconds_per_move"] > 0
     assert data["levels"][0]["iteration"] == 1 and data["levels"][1]["iteration"] == 2
@@ -108,22 +108,33 @@ SHIPPED = sorted(
 @pytest.mark.parametrize("folder", SHIPPED)
 def test_shipped_ladder_is_strictly_ordered(folder: str) -> None:
     game_id = folder.split("/")[0]
-    options = json.loads((REPO / "checkpoints" / folder / "levels.json").read_text())
+    where = REPO / "checkpoints" / folder
+    name = f"checkpoints/{folder}/levels.json"
+    options = json.loads((where / "levels.json").read_text())
     game = make_game(game_id, **options["game_options"])
-    assert levels_folder(game, REPO / "checkpoints") == REPO / "checkpoints" / folder
+    assert levels_folder(game, REPO / "checkpoints") == where
     data = read_levels(game)
     levels = data["levels"]
-    assert len(levels) >= 5
-    assert [lv["id"] for lv in levels] == list(range(1, len(levels) + 1))
+    assert len(levels) >= 5, f"{name}: {len(levels)} levels; a shipped ladder has at least 5"
+    assert [lv["id"] for lv in levels] == list(range(1, len(levels) + 1)), (
+        f"{name}: level ids must be 1..{len(levels)} in order")
     for adj in data["calibration"]["adjacent"]:
-        assert adj["ci"][0] > 0, adj
+        assert adj["ci"][0] > 0, f"{name}: {adj['upper']} not above {adj['lower']}: {adj}"
     elos = [lv["elo"] for lv in levels]
-    assert elos == sorted(elos) and elos[0] > 0
+    assert elos == sorted(elos) and elos[0] > 0, f"{name}: Elo not increasing: {elos}"
+    # The figures above were measured with particular weight files: each level's file must be
+    # the one calibrated (its SHA-256, recorded by the calibration), not one swapped in since.
+    for lv in levels:
+        digest = file_digest(where / lv["checkpoint"])
+        assert digest == lv.get("sha256"), (
+            f"{name}: level {lv['id']}'s {lv['checkpoint']} has SHA-256 {digest}, not the "
+            f"{lv.get('sha256')} it was calibrated with")
     # A ladder calibrated again under other options holds networks trained with others.
     for lv in levels:
-        assert load_model(REPO / "checkpoints" / folder / lv["checkpoint"]).plays(game), lv
+        assert load_model(where / lv["checkpoint"]).plays(game), f"{name}: {lv}"
     for lv in (levels[0], levels[-1]):
-        assert (REPO / "checkpoints" / folder / lv["checkpoint"]).stat().st_size < 5_000_000
+        assert (where / lv["checkpoint"]).stat().st_size < 5_000_000, (
+            f"{name}: {lv['checkpoint']} is over 5 MB")
         player = level_player(game, str(lv["id"]))
         a = player.analyse(game, game.initial_state(), np.random.default_rng(0))
         assert a.move in game.legal_moves(game.initial_state())

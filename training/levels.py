@@ -392,6 +392,9 @@ def _calibrate(
         entry["games"] = int(ratings.games[k])
         entry["score"] = round(float(ratings.scores[k] / max(ratings.games[k], 1)), 4)
         entry["seconds_per_move"] = round(seconds_per_move(players[k], game, rng), 4)
+        # The weight file these figures were measured with: a file swapped or retrained later
+        # no longer matches (the shipped-ladder test compares them).
+        entry["sha256"] = file_digest(out_dir / entry["checkpoint"])
     data = {
         "format_version": LEVELS_FORMAT_VERSION,
         "game": game.spec.id,
