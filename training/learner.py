@@ -34,7 +34,7 @@ import torch
 import yaml
 
 from envs import make_game
-from envs.core import ConfigError, QizeroError
+from envs.core import QizeroError
 from training import stages
 from training.backends import SelfPlayBackend, open_backend
 from training.checkpoint import code_commit, read_checkpoint, save_checkpoint

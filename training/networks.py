@@ -16,6 +16,7 @@ from torch import nn
 
 from envs.core import ConfigError, GameSpec
 from training.config import NetworkConfig
+from training.network_heads import AuxHeads
 from training.networks_cylinder import CylinderResNet
 from training.networks_tokens import TokenTransformer
 
@@ -84,23 +85,6 @@ class GridResNet(nn.Module):
         logits, value, h = self._heads(x)
         pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1)
         return logits, value, *self.aux(h, pooled)
-
-
-class AuxHeads(nn.Module):
-    """KataGo's ownership head (a 1x1 convolution per cell, tanh) and score head (the margin
-    per point, from pooled trunk features); see ``NetworkConfig.aux_heads``."""
-
-    def __init__(self, channels: int, hidden: int) -> None:
-        super().__init__()
-        self.ownership = nn.Conv2d(channels, 1, 1)
-        self.score = nn.Sequential(
-            nn.Linear(2 * channels, hidden), nn.ReLU(), nn.Linear(hidden, 1)
-        )
-
-    def forward(
-        self, h: torch.Tensor, pooled: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        return torch.tanh(self.ownership(h)[:, 0]), self.score(pooled).squeeze(1)
 
 
 class MLPNet(nn.Module):

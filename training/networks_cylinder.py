@@ -30,6 +30,7 @@ from torch import nn
 
 from envs.core import ConfigError, GameSpec
 from training.config import NetworkConfig
+from training.network_heads import AuxHeads
 
 
 class CylinderConv(nn.Module):
@@ -99,8 +100,6 @@ class CylinderResNet(nn.Module):
         self.value_head = nn.Sequential(
             nn.Linear(2 * ch, cfg.value_hidden), nn.ReLU(), nn.Linear(cfg.value_hidden, 1)
         )
-        from training.networks import AuxHeads
-
         self.aux = AuxHeads(ch, cfg.value_hidden) if cfg.aux_heads else None
         # Pooling weights: a pole counts once (1/meridians per cell), a ring cell once.
         w = torch.ones(rows, cols)
