@@ -24,7 +24,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -58,6 +58,10 @@ class Metrics:
             "qizero_http_request_duration_seconds",
             "time from a request's arrival to its response's start (a stream: until it opens)",
             ["method", "route"], buckets=LATENCY_BUCKETS, registry=self.registry)
+        self.in_flight = Gauge(
+            "qizero_http_requests_in_flight",
+            "requests received and not yet answered in full (open streams included)",
+            registry=self.registry)
         self.search = Histogram(
             "qizero_search_seconds", "time of one AI search (suggestions and AI seats)",
             ["game", "level"], buckets=SEARCH_BUCKETS, registry=self.registry)

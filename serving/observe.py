@@ -73,6 +73,8 @@ class Observe:
                 self._count(scope, status, time.perf_counter() - t0)
             await send(message)
 
+        if self.metrics is not None:
+            self.metrics.in_flight.inc()
         try:
             await self.app(scope, receive, observed)
         except BaseException:
@@ -81,6 +83,8 @@ class Observe:
                 self._count(scope, status, time.perf_counter() - t0)
             raise
         finally:
+            if self.metrics is not None:
+                self.metrics.in_flight.dec()
             if self.json_logs:
                 self._log(scope, rid, status, time.perf_counter() - t0)
 

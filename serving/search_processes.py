@@ -208,7 +208,7 @@ class SearchProcesses:
         while True:
             try:
                 request_id, ok, payload = worker.conn.recv()
-            except (EOFError, OSError):
+            except (EOFError, OSError, TypeError):  # TypeError: close() closed it under us
                 return
             with self._lock:
                 future = worker.pending.pop(request_id, None)
