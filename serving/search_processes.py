@@ -250,10 +250,11 @@ class SearchProcesses:
         with self._lock:
             workers = list(self._workers)
         futures = [self._send(w, "stats", ()) for w in workers]
+        deadline = time.monotonic() + timeout  # one wait for all of them, not one each
         answers: list[dict[str, Any] | None] = []
         for future in futures:
             try:
-                answers.append(future.result(timeout=timeout))
+                answers.append(future.result(timeout=max(0.0, deadline - time.monotonic())))
             except (TimeoutError, ServiceError):
                 answers.append(None)
         return answers
