@@ -200,6 +200,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         store.events.start()
 
         def finish_start() -> None:
+            if lifecycle.stopping.is_set():  # stopped while starting: nothing to start
+                return
             try:
                 ranking.start()
             except Exception as exc:  # noqa: BLE001  told by /v1/ready, not lost

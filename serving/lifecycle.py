@@ -26,7 +26,7 @@ class Lifecycle:
         self.start_error: str | None = None
         self._steps: list[tuple[str, Callable[[], None]]] = []
         self._stop_lock = threading.Lock()
-        self._stopped = threading.Event()
+        self._ran = 0  # stop steps run so far
         # Conditions readiness needs beyond being started: name -> check (True when met).
         self._checks: list[tuple[str, Callable[[], bool]]] = []
 
@@ -39,18 +39,18 @@ class Lifecycle:
         self._checks.append((name, check))
 
     def begin_stop(self) -> None:
-        """Run the stop steps (once; a second call waits for the first). A failing step is
-        logged and the others still run: a stop never stops half way."""
+        """Run the stop steps not run yet, each once (a second call waits for the first; a
+        signal during the start runs the steps added so far, the lifespan's close the rest).
+        A failing step is logged and the others still run: a stop never stops half way."""
         self.stopping.set()
         with self._stop_lock:
-            if self._stopped.is_set():
-                return
-            for name, step in self._steps:
+            while self._ran < len(self._steps):
+                name, step = self._steps[self._ran]
+                self._ran += 1
                 try:
                     step()
                 except Exception:  # noqa: BLE001  the remaining steps matter more
                     log.exception("shutdown step %r failed", name)
-            self._stopped.set()
 
     def problems(self) -> list[str]:
         """Why the service is not ready (empty: ready). Cheap; the database is asked by the

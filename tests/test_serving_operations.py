@@ -345,3 +345,41 @@ def test_without_json_logs_nothing_is_logged_there(tmp_path):
     with client_for(tmp_path) as client, access_lines() as lines:
         client.get("/v1/games")
     assert lines == []
+
+
+def test_a_stop_during_the_start_still_runs_every_step():
+    """A signal before the lifespan added its steps runs none; the lifespan's close, which
+    adds and runs the rest, is not skipped because a stop already began."""
+    from serving.lifecycle import Lifecycle
+
+    ran: list[str] = []
+    life = Lifecycle()
+    life.on_stop("first", lambda: ran.append("first"))
+    life.begin_stop()
+    life.on_stop("second", lambda: ran.append("second"))
+    life.on_stop("broken", lambda: 1 / 0)
+    life.on_stop("third", lambda: ran.append("third"))
+    life.begin_stop()
+    life.begin_stop()
+    assert ran == ["first", "second", "third"]
+    assert life.problems() == ["stopping"]
+
+
+def test_metrics_show_the_ladder_queue_and_its_waits(tmp_path):
+    clock = FakeClock()
+    with client_for(tmp_path, clock=clock, metrics=True, ladder_ai_players=False) as client:
+        tokens = [client.post("/v1/players", json={"name": name}).json()["token"]
+                  for name in ("ann", "bob")]
+        assert client.post("/v1/ladder/queue", json={}, headers=auth(tokens[0])).status_code == 201
+        clock.advance(5)
+        waiting = samples(client)
+        r = client.post("/v1/ladder/queue", json={}, headers=auth(tokens[1]))
+        assert r.status_code == 201 and r.json()["status"] == "playing", r.text
+        paired = samples(client)
+    assert waiting[("qizero_ladder_queue_length", ())] == 1
+    assert waiting[("qizero_ladder_queue_longest_wait_seconds", ())] == 5
+    assert waiting[("qizero_ladder_queue_wait_seconds_count", ())] == 0
+    assert paired[("qizero_ladder_queue_length", ())] == 0
+    assert paired[("qizero_ladder_queue_wait_seconds_count", ())] == 2  # ann and bob
+    assert paired[("qizero_ladder_queue_wait_seconds_sum", ())] == 5  # ann 5 s, bob 0 s
+    assert paired[("qizero_sessions_in_play", ())] == 1
