@@ -30,7 +30,7 @@ def replicas(tmp_path: Path, postgres_url: str) -> Iterator[tuple[list[Server], 
         {"id": "slow", "label": "slow search", "player": SLOW},
     ])
     env = {"QIZERO_SEARCH_PROCESSES": "0", "QIZERO_AI_WORKERS": "4",
-           "QIZERO_LEASE_SECONDS": "60"}
+           "QIZERO_LEASE_SECONDS": "60", "QIZERO_METRICS": "1"}
     with postgres_schema(postgres_url) as url:
         with ThreadPoolExecutor(2) as pool:
             futures = [pool.submit(Server, tmp_path, database_url=url, env=env)
@@ -51,6 +51,15 @@ def holders(engine: Any, sids: list[str]) -> dict[str, str | None]:
                             .where(LeaseRow.session_id.in_(sids))).all()
     found = dict(rows)
     return {sid: found.get(sid) for sid in sids}
+
+
+def takeovers(server: Server) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    for family in text_string_to_metric_families(server.client.get("/metrics").text):
+        if family.name == "qizero_lease_takeovers":
+            return family.samples[0].value
+    raise AssertionError("no lease takeover counter")
 
 
 def test_sigterm_under_load_hands_the_ai_seats_to_the_other_replica_at_once(replicas):
@@ -86,16 +95,19 @@ def test_sigterm_under_load_hands_the_ai_seats_to_the_other_replica_at_once(repl
     theirs = [sid for sid, h in held.items() if h == ids[victim]]
     assert theirs, held
 
+    taken_before = takeovers(servers[survivor])
     sent = time.monotonic()
     servers[victim].proc.send_signal(signal.SIGTERM)
     servers[victim].proc.wait(timeout=30)
     exited = time.monotonic() - sent
     c = servers[survivor].client
+    seen_taken: set[str] = set()
 
     def taken_over_all() -> bool:
         """Each of the victim's sessions has its AI move, or the survivor's lease on it (a
         60 s lease: released by the victim, not expired)."""
         now = holders(engine, theirs)
+        seen_taken.update(sid for sid in theirs if now[sid] == ids[survivor])
         return all(now[sid] == ids[survivor]
                    or len(c.get(f"/v1/sessions/{sid}").json()["moves"]) >= 2 for sid in theirs)
 
@@ -106,5 +118,7 @@ def test_sigterm_under_load_hands_the_ai_seats_to_the_other_replica_at_once(repl
                      and len(x["moves"]) >= 2 and x, timeout=60)
         assert [(e["t"], e["by"]) for e in s["events"]] == [("move", "human"), ("move", "ai")]
     assert c.get(f"/v1/sessions/{sid_p}").json()["moves"] == acknowledged
+    # the survivor's poller took each of them up, and counted it
+    assert takeovers(servers[survivor]) - taken_before >= len(seen_taken)
     print(f"SIGTERM under load ({len(theirs)} AI seats thinking on the stopped replica): "
           f"exit {exited:.2f} s, all taken over {taken_over:.2f} s after the signal")
