@@ -201,3 +201,27 @@ def test_a_worker_ends_when_its_parent_dies(how):
         if middle.poll() is None:
             middle.kill()
             middle.wait()
+
+
+def test_the_exit_signal_starts_the_stop_and_the_watchdog(monkeypatch):
+    """In-process: uvicorn's exit handler also runs the app's stop steps at once, and the
+    watchdog ends the process (os._exit, replaced here) if the stop hangs."""
+    import uvicorn
+
+    from serving import server as server_module
+    from serving.lifecycle import Lifecycle
+
+    exits: list[int] = []
+    monkeypatch.setattr(server_module.os, "_exit", exits.append)
+    life = Lifecycle()
+    ran = threading.Event()
+    life.on_stop("step", ran.set)
+    srv = server_module.BoundedServer(uvicorn.Config(app=None), life, shutdown_seconds=0.3)
+    srv.handle_exit(signal.SIGTERM, None)
+    assert srv.should_exit
+    assert ran.wait(30)
+    wait_for(lambda: exits, timeout=30)
+    assert exits == [128 + signal.SIGTERM]
+    srv.handle_exit(signal.SIGTERM, None)  # a second signal arms no second watchdog
+    time.sleep(0.3)
+    assert exits == [128 + signal.SIGTERM]
