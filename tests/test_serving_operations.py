@@ -383,3 +383,46 @@ def test_metrics_show_the_ladder_queue_and_its_waits(tmp_path):
     assert paired[("qizero_ladder_queue_wait_seconds_count", ())] == 2  # ann and bob
     assert paired[("qizero_ladder_queue_wait_seconds_sum", ())] == 5  # ann 5 s, bob 0 s
     assert paired[("qizero_sessions_in_play", ())] == 1
+
+
+def test_concurrent_hits_from_two_replicas_allow_exactly_the_limit(tmp_path, database):
+    """The count is one atomic upsert: 40 requests at once through two limiters (two
+    replicas' engines) on one key, limit 15, let exactly 15 through. A barrier starts them
+    together, so the writes really do race."""
+    from serving import schema
+    from serving.db import SessionStore
+    from serving.rate_limits import RateLimiter
+
+    url = database.get("database_url") or f"sqlite:///{database['database_path']}"
+    stores = [SessionStore(url), SessionStore(url)]
+    try:
+        schema.upgrade(stores[0].engine)
+        clock = FakeClock(999_980.0)
+        limiters = [RateLimiter(s.engine, 60.0, clock) for s in stores]
+        barrier = threading.Barrier(8)
+        results: list[int | None] = []
+        lock = threading.Lock()
+
+        def client(k: int) -> None:
+            barrier.wait()
+            for _ in range(5):
+                wait = limiters[k % 2].hit("suggest:client:1.2.3.4", 15)
+                with lock:
+                    results.append(wait)
+
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert len(results) == 40
+        assert results.count(None) == 15
+        assert set(results) - {None} == {40}  # Retry-After: the 40 s left of the window
+        assert limiters[0].hit("queue:token:abc", 5) is None
+        clock.advance(40)
+        assert limiters[0].hit("suggest:client:1.2.3.4", 15) is None  # a new window
+        assert limiters[1].sweep() == 1  # the queue row of the past window goes
+        assert limiters[1].hit("suggest:client:1.2.3.4", 1) == 60  # the row stayed: 2 > 1
+    finally:
+        for s in stores:
+            s.close()
