@@ -18,6 +18,10 @@ exist yet fall back to the service's baseline levels (random, pure MCTS).
 
 Every loop is bounded: each cell stops after ``--requests`` requests or ``--seconds`` seconds.
 
+``--metrics`` turns on the main server's ``/metrics`` (QIZERO_METRICS=1), scrapes it around each
+cell of the latency table and checks that its counts add up to the bench's: suggestion requests
+by status (``qizero_http_requests_total``) and searches (``qizero_search_seconds_count``).
+
 Replicas (``--urls``, or ``--replicas N --database-url …`` to start N servers on one database):
 the same cells against the first replica alone and against all of them (each client sends each
 request to the next replica, as a load balancer without affinity), alternating one / all so
@@ -27,6 +31,7 @@ moves and the AI seats' commits all go through the database). On PostgreSQL ``--
 adds the rows the database wrote per move (pg_stat_database, read after its 1 s flush).
 
 Usage: python bench/serve_load.py [--games jiugong fangqi] [--seconds 6] [--requests 200]
+                                   [--metrics]
        python bench/serve_load.py --games jiugong --replicas 2 \
            --database-url postgresql+psycopg://user@host/db [--clients 32] [--pg-stats]
 """
@@ -64,7 +69,7 @@ def free_port() -> int:
 class Server:
     def __init__(
         self, checkpoints: Path, database: Path | str, batching: bool, workers: int,
-        cache: bool = True,
+        cache: bool = True, metrics: bool = False,
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -78,6 +83,8 @@ class Server:
         env = dict(os.environ)
         if not cache:
             env["QIZERO_EVAL_CACHE_MB"] = "0"
+        if metrics:
+            env["QIZERO_METRICS"] = "1"
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
         deadline = time.monotonic() + 120
         with httpx.Client(base_url=self.url) as c:
@@ -379,6 +386,28 @@ def compare_replicas(urls: list[str], games: list[str], clients: int, args: argp
                       + (f"  errors={errs}" if errs else ""), flush=True)
 
 
+def scrape(url: str, game_id: str, level: str) -> dict[str, float]:
+    """The suggestion counts of /metrics: requests by status, and searches of ``level``."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: dict[str, float] = {}
+    text = httpx.get(f"{url}/metrics", timeout=60).text
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = sample.labels
+            if (sample.name == "qizero_http_requests_total"
+                    and labels.get("route") == "/v1/games/{game}/suggest"):
+                out[labels["status"]] = out.get(labels["status"], 0.0) + sample.value
+            elif (sample.name == "qizero_search_seconds_count"
+                  and (labels.get("game"), labels.get("level")) == (game_id, level)):
+                out["searches"] = sample.value
+    return out
+
+
+def counted(before: dict[str, float], after: dict[str, float]) -> dict[str, int]:
+    return {k: int(after[k] - before.get(k, 0.0)) for k in after if after[k] != before.get(k)}
+
+
 def warm_up(url: str, game_id: str, level: str, pool: list[list[str]]) -> None:
     """One untimed request per level: loads its network (and torch) before measuring."""
     r = httpx.post(f"{url}/v1/games/{game_id}/suggest", timeout=600,
@@ -418,6 +447,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32, help="clients in the replica cells")
     parser.add_argument("--pg-stats", action="store_true",
                         help="rows written per move (PostgreSQL statistics)")
+    parser.add_argument("--metrics", action="store_true",
+                        help="check /metrics' request and search counts against the bench's")
     args = parser.parse_args()
     if args.urls or args.replicas:
         replicas_main(args)
@@ -443,7 +474,9 @@ def main() -> None:
     # run without the cache (with it, a pool of 64 positions is soon answered from memory).
     # All servers run for the whole bench (an idle one costs nothing), so the comparison can
     # alternate on/off cells and share whatever else the machine is doing.
-    server = Server(root, tmp / "default.sqlite3", batching=True, workers=args.workers)
+    server = Server(root, tmp / "default.sqlite3", batching=True, workers=args.workers,
+                    metrics=args.metrics)
+    totals = {"bench": 0, "metrics": 0, "searches": 0}
     batched = Server(root, tmp / "on.sqlite3", batching=True, workers=args.workers, cache=False)
     plain = Server(root, tmp / "off.sqlite3", batching=False, workers=args.workers, cache=False)
     try:
@@ -454,11 +487,26 @@ def main() -> None:
             for lv in chosen:
                 warm_up(server.url, g, lv, pools[g])
                 for n in CONCURRENCY:
+                    before = scrape(server.url, g, lv) if args.metrics else {}
                     r = drive(server.url, g, lv, n, pools[g], args.requests, args.seconds)
                     mark = "*" if g in standins else " "
-                    print(f"{g:<10} {lv + mark:<22} {n:>7} {r['n']:>5} {1000 * r['p50']:>8.1f} "
-                          f"{1000 * r['p99']:>8.1f} {r['rps']:>7.1f}"
-                          + (f"  errors={r['errors']}" if r["errors"] else ""), flush=True)
+                    line = (f"{g:<10} {lv + mark:<22} {n:>7} {r['n']:>5} {1000 * r['p50']:>8.1f} "
+                            f"{1000 * r['p99']:>8.1f} {r['rps']:>7.1f}"
+                            + (f"  errors={r['errors']}" if r["errors"] else ""))
+                    if args.metrics:
+                        seen = counted(before, scrape(server.url, g, lv))
+                        asked = r["n"] + r["errors"]
+                        answered = sum(v for k, v in seen.items() if k != "searches")
+                        totals["bench"] += asked
+                        totals["metrics"] += answered
+                        totals["searches"] += seen.get("searches", 0)
+                        line += (f"   /metrics: {answered} requests {seen}"
+                                 + ("" if answered == asked else "  MISMATCH"))
+                    print(line, flush=True)
+        if args.metrics:
+            print(f"\n/metrics vs bench: {totals['metrics']} suggestion requests counted, "
+                  f"{totals['bench']} sent, {totals['searches']} searches counted "
+                  f"({'equal' if totals['metrics'] == totals['bench'] else 'MISMATCH'})")
         print("\nbatching on vs off, top network levels, evaluation cache off "
               "(cells alternate on/off, 2 rounds each):")
         print(f"{'game':<10} {'level':<22} {'clients':>7} {'on req/s':>9} {'off req/s':>9} "

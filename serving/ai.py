@@ -7,6 +7,10 @@ while they compute. Searches never run on the event loop: suggestions await the 
 seats are driven from it. With ``processes > 0`` the searches themselves run in worker
 processes (:mod:`serving.search_processes`), each an AIEngine like this one, so the Python of
 the search uses every core; the threads here then only wait for them.
+
+Stopping (:meth:`AIEngine.stop`) is prompt: no new search starts, every request awaiting one
+answers 503 at once, the worker processes are stopped (their searches are abandoned, not
+finished); a search running in this process's own threads is left to end with the process.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -23,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from envs.core import Game, QizeroError, options_key
-from serving.batching import BatchedEvaluator, Batcher
+from serving.batching import BATCH_BUCKETS, BatchedEvaluator, Batcher
 from serving.errors import BadInput, Unavailable
 from serving.levels import Level, LevelRegistry, LevelTable
 from serving.search_processes import SearchProcesses
@@ -91,6 +96,11 @@ class AIEngine:
         self._torch_threads = torch_threads
         self._seed_lock = threading.Lock()
         self._seed = int(time.time_ns() & 0xFFFFFFFF)
+        # Called with (game id, level id, seconds) after each search (the metrics).
+        self.on_search: Callable[[str, str, float], None] | None = None
+        self.stopping = False
+        self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = set()
+        self._waiters_lock = threading.Lock()
         # False while warm_up() loads every level's network in the background.
         self.warm = not warm_up
         if warm_up:
@@ -109,10 +119,25 @@ class AIEngine:
             )
             self.processes = SearchProcesses(processes, make_engine)
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+    def stop(self) -> None:
+        """Start no more searches and answer every waiting request with 503 now (any thread;
+        safe to call twice): the first step of a shutdown."""
+        self.stopping = True
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        with self._waiters_lock:
+            waiters = list(self._waiters)
+        for loop, waiter in waiters:
+            try:
+                loop.call_soon_threadsafe(_settle, waiter, None,
+                                          Unavailable("the service is stopping; try again"))
+            except RuntimeError:  # that event loop is closed: nobody waits there any more
+                pass
         if self.processes is not None:
             self.processes.close()
+
+    def close(self) -> None:
+        """Stop without waiting for the searches in flight (a bounded shutdown)."""
+        self.stop()
 
     # ------------------------------------------------------------------ players
     def model(self, path: Path) -> _Model:
@@ -190,39 +215,86 @@ class AIEngine:
             raise BadInput("the game is over: there is no move to suggest")
         level = self.table(game).get(level_id)
         seed = seed if seed is not None else self._next_seed()
+        if self.stopping:
+            raise Unavailable("the service is stopping; try again")
         if self.processes is not None:
-            return self.processes.analyse(game, state, level.id, seed)
-        player = self.player(game, level, seed)
-        rng = np.random.default_rng(seed)
-        t0 = time.perf_counter()
-        analysis = player.analyse(game, state, rng)
-        seconds = time.perf_counter() - t0
-        top = [(str(m), float(p)) for m, p in analysis.top]
-        value = None if analysis.value is None else float(analysis.value)
-        return Suggestion(analysis.move, int(analysis.action), value, top, level.id, seconds)
+            suggestion = self.processes.analyse(game, state, level.id, seed)
+        else:
+            player = self.player(game, level, seed)
+            rng = np.random.default_rng(seed)
+            t0 = time.perf_counter()
+            analysis = player.analyse(game, state, rng)
+            seconds = time.perf_counter() - t0
+            top = [(str(m), float(p)) for m, p in analysis.top]
+            value = None if analysis.value is None else float(analysis.value)
+            suggestion = Suggestion(analysis.move, int(analysis.action), value, top, level.id,
+                                    seconds)
+        if self.on_search is not None:
+            self.on_search(game.spec.id, level.id, suggestion.seconds)
+        return suggestion
 
     def submit(self, fn: Any, *args: Any) -> Future:
         return self.pool.submit(fn, *args)
 
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on the worker pool, awaited; 503 at once if the service stops
+        meanwhile (the work itself is abandoned, not waited for)."""
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        entry = (loop, waiter)
+        with self._waiters_lock:
+            if self.stopping:
+                raise Unavailable("the service is stopping; try again")
+            self._waiters.add(entry)
+        try:
+            try:
+                work = self.pool.submit(fn, *args)
+            except RuntimeError:  # the pool is shut down
+                raise Unavailable("the service is stopping; try again") from None
+
+            def done(f: Future) -> None:
+                if f.cancelled():
+                    outcome: tuple[Any, BaseException | None] = (
+                        None, Unavailable("the service is stopping; try again"))
+                else:
+                    outcome = (None, f.exception()) if f.exception() else (f.result(), None)
+                try:
+                    loop.call_soon_threadsafe(_settle, waiter, *outcome)
+                except RuntimeError:  # the event loop is closed
+                    pass
+
+            work.add_done_callback(done)
+            return await waiter
+        finally:
+            with self._waiters_lock:
+                self._waiters.discard(entry)
+
     async def analyse_async(
         self, game: Game, state: Any, level_id: str | None, seed: int | None
     ) -> Suggestion:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, self.analyse, game, state, level_id, seed)
+        return await self.run(self.analyse, game, state, level_id, seed)
 
-    def stats(self) -> dict[str, Any]:
-        """Batching and, per loaded network, forward passes, rows and cache hits (summed over
-        the search processes)."""
+    def warm_now(self) -> bool:
+        """Whether every level's network is loaded (each search process answering warm),
+        asked without waiting long: readiness."""
+        if self.processes is None:
+            return self.warm
+        return all(w is not None and w["warm"] for w in self.processes.stats(timeout=0.5))
+
+    def stats(self, timeout: float = 60.0) -> dict[str, Any]:
+        """Batching and, per loaded network, forward passes, rows, cache hits and batch sizes
+        (summed over the search processes; a process that does not answer within ``timeout``
+        seconds is left out and the engine is not ``warm``)."""
         if self.processes is not None:
             models: dict[str, dict[str, int]] = {}
-            workers = self.processes.stats()
+            workers = self.processes.stats(timeout)
             for worker in workers:
-                for path, counts in worker["models"].items():
+                for path, counts in (worker or {"models": {}})["models"].items():
                     total = models.setdefault(path, dict.fromkeys(counts, 0))
                     for key, n in counts.items():
-                        total[key] += n
+                        total[key] = total.get(key, 0) + n
             return {"batching": self.batching, "processes": len(workers),
-                    "warm": all(w["warm"] for w in workers), "models": models}
+                    "warm": all(w is not None and w["warm"] for w in workers), "models": models}
         with self._models_lock:
             loaded = dict(self._models)
         return {
@@ -235,10 +307,29 @@ class AIEngine:
                     "rows": m.batcher.rows if m.batcher else m.network.positions,
                     "cache_hits": m.cache.hits if m.cache else 0,
                     "cache_misses": m.cache.misses if m.cache else 0,
+                    **batch_size_counts(m.batcher),
                 }
                 for p, m in loaded.items()
             },
         }
+
+
+def batch_size_counts(batcher: Batcher | None) -> dict[str, int]:
+    """A network's forward passes per batch-size bucket, as flat counters (``batches_le_<n>``,
+    ``batches_le_inf``) that add up over the search processes like the other figures."""
+    counts = batcher.batch_sizes if batcher is not None else [0] * (len(BATCH_BUCKETS) + 1)
+    names = [*(str(b) for b in BATCH_BUCKETS), "inf"]
+    return {f"batches_le_{name}": n for name, n in zip(names, counts, strict=True)}
+
+
+def _settle(waiter: asyncio.Future, result: Any, error: BaseException | None) -> None:
+    """Resolve ``waiter`` (in its event loop) unless it is already resolved or cancelled."""
+    if waiter.done():
+        return
+    if error is not None:
+        waiter.set_exception(error)
+    else:
+        waiter.set_result(result)
 
 
 def _process_engine(levels_root: Path, baseline: bool, **engine_args: Any) -> AIEngine:

@@ -2,15 +2,20 @@
 
 The lifespan opens the database (bringing its schema up to date: :mod:`serving.schema`), the
 level registry and the AI worker pool, takes up the sessions that wait for a driver (AI seats
-to move, timers) and closes all of it on shutdown; nothing is
-loaded at import time. Networks are loaded on first use and then shared. The static web client
+to move, timers) and closes all of it on shutdown (:mod:`serving.lifecycle`: streams end,
+searches are abandoned, leases go back at once); nothing is loaded at import time. With
+``background_start`` (``qizero serve``) the slow part of the start (the ladder's AI players,
+the levels' networks) runs on a thread, so ``/v1/health`` answers at once and ``/v1/ready``
+says when it is done. Networks are loaded on first use and then shared. The static web client
 (``serving/static``, docs/web_client.md) is served at ``/`` beside the API routes, without a
 catch-all mount, so every API path answers exactly as it would without it.
 """
 
 from __future__ import annotations
 
+import logging
 import mimetypes
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -32,10 +37,18 @@ from serving.errors import error_body, install_handlers
 from serving.events import EventLog
 from serving.ladder.service import Ladder
 from serving.levels import LevelRegistry
+from serving.lifecycle import Lifecycle
+from serving.metrics import Metrics
+from serving.metrics import router as metrics_router
+from serving.observe import Observe, install_json_access_log
+from serving.rate_limits import RateLimiter, install_handler
 from serving.sessions.manager import SessionManager
 from serving.settings import Settings
 
 STATIC_DIR = Path(__file__).parent / "static"
+STOP_WAIT_SECONDS = 1.0  # how long the lifespan's close waits for AI seats finishing a move
+
+log = logging.getLogger("qizero.serving")
 
 
 def mount_web_client(app: FastAPI) -> None:
@@ -140,6 +153,8 @@ class BodyLimit:
 def create_app(settings: Settings | None = None, clock: Callable[[], float] = time.time) -> FastAPI:
     """Build the service. ``clock`` (seconds) drives turn timers; tests pass a fake one."""
     settings = settings or Settings()
+    lifecycle = Lifecycle()
+    metrics: Metrics | None = None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -161,20 +176,49 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             torch_threads=settings.torch_threads,
             cache_bytes=settings.eval_cache_mb << 20,
             processes=settings.resolved_search_processes,
+            # in the server process, networks load on first use unless started in the background
+            warm_up=settings.background_start and settings.resolved_search_processes == 0,
         )
         manager = SessionManager(store, ai, settings, clock)
         ranking = Ladder(store, manager, levels, settings, clock)
         app.state.ai, app.state.sessions, app.state.events = ai, manager, store.events
         app.state.ladder = ranking
+        app.state.rate_limiter = RateLimiter(
+            store.engine, settings.rate_limit_window_seconds, clock)
+        if metrics is not None:
+            ai.on_search = metrics.observe_search
+            ranking.matcher.on_matched = metrics.queue_wait.observe
+        # A stop, in this order: streams end (their clients reconnect elsewhere), no AI seat
+        # starts a search and every lease goes back (another replica takes the sessions over
+        # at its next poll), waiting searches answer 503 and the search processes stop.
+        lifecycle.on_stop("streams", store.events.wakeups.close)
+        lifecycle.on_stop("sessions", manager.close)
+        lifecycle.on_stop("searches", ai.stop)
+        lifecycle.on_stop("ladder", ranking.close)
+        lifecycle.require("levels loaded", lambda: ai.warm_now())
         manager.start()
         store.events.start()
-        ranking.start()
+
+        def finish_start() -> None:
+            if lifecycle.stopping.is_set():  # stopped while starting: nothing to start
+                return
+            try:
+                ranking.start()
+            except Exception as exc:  # noqa: BLE001  told by /v1/ready, not lost
+                log.exception("the service could not start")
+                lifecycle.start_error = f"{type(exc).__name__}: {exc}"
+                return
+            lifecycle.started.set()
+
+        if settings.background_start:
+            threading.Thread(target=finish_start, name="qizero-start", daemon=True).start()
+        else:
+            finish_start()
         try:
             yield
         finally:
-            ranking.close()
-            manager.close()
-            ai.close()
+            lifecycle.begin_stop()
+            manager.wait_idle(STOP_WAIT_SECONDS)
             store.close()
 
     app = FastAPI(
@@ -183,7 +227,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         description=DESCRIPTION,
         lifespan=lifespan,
         openapi_tags=[
-            {"name": "health", "description": "liveness"},
+            {"name": "health", "description": "liveness and readiness"},
             {"name": "games", "description": "catalogue, positions, suggestions"},
             {"name": "sessions", "description": "stateful games between people and AI levels"},
             {"name": "ladder", "description": "ranking ladder: players, ranks and points, "
@@ -191,12 +235,20 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         ],
     )
     app.state.settings = settings
+    app.state.lifecycle = lifecycle
+    if settings.metrics:
+        metrics = Metrics(lambda: app.state)
+    app.state.metrics = metrics
+    if settings.json_logs:
+        install_json_access_log()
     install_handlers(app)
+    install_handler(app)
     app.include_router(health.router)
     app.include_router(games.router)
     app.include_router(sessions.router)
     app.include_router(players.router)
     app.include_router(ladder.router)
+    app.include_router(metrics_router)
     mount_web_client(app)
     if settings.cors_origins:
         app.add_middleware(
@@ -206,6 +258,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             allow_headers=["Authorization", "Content-Type"],
         )
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    # outermost: the request id, metrics and log line of every answer, the body limit's too
+    app.add_middleware(Observe, metrics=metrics, json_logs=settings.json_logs)
     return app
 
 

@@ -12,6 +12,7 @@ each forward pass carries all the requests that arrived during the previous one.
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,9 @@ from typing import Any
 import numpy as np
 
 from envs.core import Game
+
+#: Upper bounds (rows) of the batch-size buckets counted per network (the metrics' histogram).
+BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 InferFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -43,9 +47,11 @@ class Batcher:
         self._lock = threading.Lock()
         self._queue: list[_Request] = []
         self._busy = False
-        # Figures (read by /v1/health and the bench): forward passes and rows.
+        # Figures (read by /v1/health, /metrics and the bench): forward passes, rows, and
+        # how many forward passes carried up to each of BATCH_BUCKETS rows.
         self.calls = 0
         self.rows = 0
+        self.batch_sizes = [0] * (len(BATCH_BUCKETS) + 1)
 
     def __call__(
         self, observations: np.ndarray, masks: np.ndarray
@@ -97,6 +103,7 @@ class Batcher:
             priors, values = self._infer(obs, masks)
             self.calls += 1
             self.rows += len(obs)
+            self.batch_sizes[bisect.bisect_left(BATCH_BUCKETS, len(obs))] += 1
             start = 0
             for r in batch:
                 n = len(r.observations)

@@ -8,9 +8,8 @@ Every other setting can also come from a QIZERO_* environment variable (serving/
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
-
-GRACEFUL_SHUTDOWN_SECONDS = 3
 
 
 def add_database_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,9 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from serving.app import create_app
+    from serving.server import serve
     from serving.settings import Settings
 
     overrides = database_overrides(args)
@@ -65,9 +63,12 @@ def run(args: argparse.Namespace) -> int:
         overrides["ai_workers"] = args.workers
     if args.search_processes is not None:
         overrides["search_processes"] = args.search_processes
+    if "QIZERO_BACKGROUND_START" not in os.environ:
+        # liveness at once, readiness when the levels are loaded (docs/service.md)
+        overrides["background_start"] = True
     settings = Settings(**overrides)
-    # Event streams (GET …/events) stay open until the client leaves: on shutdown uvicorn
-    # waits this long for them, then closes them (clients reconnect with Last-Event-ID).
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
-                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS)
+    # SIGTERM ends the process within settings.shutdown_seconds: streams are closed (clients
+    # reconnect with Last-Event-ID), searches abandoned, leases handed back (serving/server.py).
+    serve(create_app(settings), args.host, args.port, args.log_level, settings.shutdown_seconds,
+          access_log=not settings.json_logs)
     return 0

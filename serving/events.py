@@ -232,6 +232,11 @@ class Wakeups:
                     del self._subs[sub.channel]
                     self._known.pop(sub.channel, None)
 
+    def subscribers(self) -> int:
+        """How many subscriptions (open streams) this process has (the metrics)."""
+        with self._lock:
+            return sum(len(subs) for subs in self._subs.values())
+
     def watched(self) -> dict[str, int]:
         """The channels with subscribers and the last id known of each (0: none known)."""
         with self._lock:

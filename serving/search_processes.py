@@ -8,6 +8,11 @@ gives each core its own interpreter; inside a process, concurrent searches still
 network evaluations. Workers start with ``spawn`` (no fork of a threaded server) and a worker
 that dies is replaced: its searches in flight fail with 503, the next ones go to the new one.
 
+No worker outlives the server: on Linux the kernel kills a worker when the thread that started
+it ends (``PR_SET_PDEATHSIG``; so the thread that starts a worker is the one that reads its
+answers, and it starts the replacement too), and everywhere a worker leaves by itself when its
+pipe to the server closes or its parent process changes (the server died, even by SIGKILL).
+
 The engine comes from a picklable factory the caller passes in (``serving.ai`` passes one
 that builds an AIEngine), so this module knows only the :class:`SearchEngine` protocol and
 ``serving.ai`` is the only one of the two that imports the other.
@@ -19,12 +24,17 @@ error reaches the client as in-process.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import logging
 import multiprocessing
+import os
+import signal
+import sys
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
@@ -53,8 +63,37 @@ class SearchEngine(Protocol):
 EngineFactory = Callable[[], SearchEngine]
 
 
-def _worker_main(conn: Connection, make_engine: EngineFactory) -> None:
+PARENT_POLL_SECONDS = 0.5  # how often a worker checks that its server still runs
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Make this worker end when the server does, however the server ends.
+
+    Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, the kernel's own guarantee. Everywhere (and in
+    case the parent died before the call): a daemon thread that exits the worker once its
+    parent process is no longer ``parent_pid`` (an orphan is re-parented to init or a
+    subreaper)."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no libc to call: the thread below still watches
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(0)
+
+    if os.getppid() != parent_pid:
+        os._exit(0)
+    threading.Thread(target=watch, name="qizero-parent-watch", daemon=True).start()
+
+
+def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) -> None:
     """A worker process: serve requests from ``conn`` with an engine of its own."""
+    _die_with_parent(parent_pid)
     engine = make_engine()
     send_lock = threading.Lock()
 
@@ -75,18 +114,17 @@ def _worker_main(conn: Connection, make_engine: EngineFactory) -> None:
         else:
             reply((request_id, True, result))
 
-    try:
-        while True:
-            try:
-                request_id, method, args = conn.recv()
-            except (EOFError, OSError):  # the service closed the pipe: stop
-                return
-            if method == "stats":  # answered at once, not queued behind searches
-                handle(request_id, method, args)
-            else:
-                engine.submit(handle, request_id, method, args)
-    finally:
-        engine.close()
+    while True:
+        try:
+            request_id, method, args = conn.recv()
+        except (EOFError, OSError):
+            # The service closed the pipe (it stops) or died: nobody will read an answer, so
+            # leave at once rather than finish the searches in flight.
+            os._exit(0)
+        if method == "stats":  # answered at once, not queued behind searches
+            handle(request_id, method, args)
+        else:
+            engine.submit(handle, request_id, method, args)
 
 
 def _as_error(name: str, message: str, detail: dict[str, Any]) -> Exception:
@@ -115,44 +153,74 @@ class SearchProcesses:
         self._ids = itertools.count()
         self._lock = threading.Lock()
         self._closed = False
-        self._workers = [self._start() for _ in range(processes)]
+        self._workers: list[_Worker] = []
+        started = []
+        for slot in range(processes):
+            ready = threading.Event()
+            threading.Thread(target=self._serve_slot, args=(slot, ready),
+                             name=f"qizero-search-{slot}", daemon=True).start()
+            started.append(ready)
+        for ready in started:
+            ready.wait()
 
-    def _start(self) -> _Worker:
+    def _spawn(self) -> _Worker:
         parent, child = self._context.Pipe()
         process = self._context.Process(
             target=_worker_main,
-            args=(child, self._make_engine),
+            args=(child, self._make_engine, os.getpid()),
             name="qizero-search",
             daemon=True,
         )
         process.start()
         child.close()
-        worker = _Worker(process, parent)
-        threading.Thread(target=self._read, args=(worker,), daemon=True).start()
-        return worker
+        return _Worker(process, parent)
+
+    def _serve_slot(self, slot: int, ready: threading.Event) -> None:
+        """One worker slot, for the life of the pool: start a worker, read its answers, and
+        when it dies start the next one from this same thread (the worker's death signal is
+        tied to the thread that started it)."""
+        worker = self._spawn()
+        with self._lock:
+            self._workers.append(worker)
+        ready.set()
+        while True:
+            self._read(worker)
+            with self._lock:
+                lost, worker.pending = worker.pending, {}
+                replace = not self._closed and worker in self._workers
+                if replace:
+                    log.warning("a search process stopped (exit code %s): starting another",
+                                worker.process.exitcode)
+            _fail(lost.values(), "the search process stopped; try again")
+            if not replace:
+                return
+            fresh = self._spawn()
+            with self._lock:
+                if self._closed:  # closed while it started: nobody will use it
+                    fresh.conn.close()
+                    fresh.process.kill()
+                    return
+                self._workers[self._workers.index(worker)] = fresh
+            worker = fresh
 
     def _read(self, worker: _Worker) -> None:
-        """Resolve the futures of one worker's answers; on its death, fail them and replace it."""
+        """Resolve the futures of one worker's answers until its pipe closes."""
         while True:
             try:
                 request_id, ok, payload = worker.conn.recv()
-            except (EOFError, OSError):
-                break
+            except (EOFError, OSError, TypeError):  # TypeError: close() closed it under us
+                return
             with self._lock:
                 future = worker.pending.pop(request_id, None)
-            if future is not None:
+            if future is None:
+                continue
+            try:
                 if ok:
                     future.set_result(payload)
                 else:
                     future.set_exception(_as_error(*payload))
-        with self._lock:
-            lost, worker.pending = worker.pending, {}
-            if not self._closed and worker in self._workers:
-                log.warning("a search process stopped (exit code %s): starting another",
-                            worker.process.exitcode)
-                self._workers[self._workers.index(worker)] = self._start()
-        for future in lost.values():
-            future.set_exception(Unavailable("the search process stopped; try again"))
+            except InvalidStateError:  # failed meanwhile by close()
+                pass
 
     def _send(self, worker: _Worker | None, method: str, args: tuple[Any, ...]) -> Future:
         """Send a request to ``worker`` (None: the least busy one); its answer resolves the
@@ -176,25 +244,50 @@ class SearchProcesses:
         """The engine's ``analyse`` in the least busy worker (blocks until it answers)."""
         return self._send(None, "analyse", args).result()
 
-    def stats(self) -> list[dict[str, Any]]:
-        """Each worker's engine ``stats()``."""
+    def stats(self, timeout: float = 60.0) -> list[dict[str, Any] | None]:
+        """Each worker's engine ``stats()``; None for a worker that did not answer within
+        ``timeout`` seconds (still starting: importing torch takes seconds on a busy machine)."""
         with self._lock:
             workers = list(self._workers)
         futures = [self._send(w, "stats", ()) for w in workers]
-        return [f.result(timeout=60) for f in futures]
+        deadline = time.monotonic() + timeout  # one wait for all of them, not one each
+        answers: list[dict[str, Any] | None] = []
+        for future in futures:
+            try:
+                answers.append(future.result(timeout=max(0.0, deadline - time.monotonic())))
+            except (TimeoutError, ServiceError):
+                answers.append(None)
+        return answers
 
     def pids(self) -> list[int]:
         with self._lock:
             return [w.process.pid for w in self._workers]
 
-    def close(self) -> None:
+    def close(self, grace: float = 1.0) -> None:
+        """Stop every worker within about ``grace`` seconds: searches in flight fail with 503
+        at once, each worker leaves when its pipe closes, and one that has not left by then is
+        killed (a worker holds nothing worth waiting for). Safe to call twice."""
         with self._lock:
             self._closed = True
             workers = list(self._workers)
+            lost = [f for w in workers for f in w.pending.values()]
+            for w in workers:
+                w.pending = {}
+        _fail(lost, "the service is stopping; try again")
         for worker in workers:
             worker.conn.close()
+        deadline = time.monotonic() + grace
         for worker in workers:
-            worker.process.join(timeout=10)
+            worker.process.join(timeout=max(0.0, deadline - time.monotonic()))
+        for worker in workers:
             if worker.process.is_alive():
                 worker.process.kill()
-                worker.process.join()
+                worker.process.join(timeout=grace)
+
+
+def _fail(futures: Any, message: str) -> None:
+    for future in futures:
+        try:
+            future.set_exception(Unavailable(message))
+        except InvalidStateError:  # answered meanwhile
+            pass

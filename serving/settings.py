@@ -77,6 +77,33 @@ class Settings(BaseSettings):
     event_keepalive_seconds: float = Field(15.0, gt=0)
     event_retention_days: float = Field(7.0, ge=0)
 
+    # Operations (docs/service.md, "Operations"). A stop (SIGTERM) ends the process within
+    # this many seconds whatever it was doing (serving/server.py).
+    shutdown_seconds: float = Field(5.0, ge=1, le=300)
+    # Start the slow part (the ladder's AI players, the levels' networks) on a thread, so
+    # /v1/health answers at once and /v1/ready says when the service is ready. ``qizero
+    # serve`` turns it on; off, the lifespan does everything before the first request.
+    background_start: bool = False
+    # Prometheus metrics at /metrics (serving/metrics.py): off by default (404). With a token,
+    # a scrape must send ``Authorization: Bearer <token>``. Each process exports its own.
+    metrics: bool = False
+    metrics_token: SecretStr | None = None
+    # One JSON line per request on stderr (request id, method, route, status, duration)
+    # instead of uvicorn's access lines; X-Request-ID is echoed either way.
+    json_logs: bool = False
+
+    # Rate limits (serving/rate_limits.py): requests per window per client address and per
+    # bearer token, counted in the database so every replica shares them; 0 = no limit. Off
+    # by default: turn them on behind a proxy that sets the client address (docs/service.md).
+    rate_limit_window_seconds: float = Field(60.0, ge=1, le=86_400)
+    rate_limit_register_per_client: int = Field(0, ge=0)
+    rate_limit_suggest_per_client: int = Field(0, ge=0)
+    rate_limit_suggest_per_token: int = Field(0, ge=0)
+    rate_limit_analysis_per_client: int = Field(0, ge=0)
+    rate_limit_analysis_per_token: int = Field(0, ge=0)
+    rate_limit_queue_per_client: int = Field(0, ge=0)
+    rate_limit_queue_per_token: int = Field(0, ge=0)
+
     @property
     def resolved_search_processes(self) -> int:
         if self.search_processes is not None:

@@ -222,9 +222,9 @@ class Server:
         )
         self.client = httpx.Client(base_url=self.url, timeout=30)
         deadline = time.monotonic() + 90
-        while True:
+        while True:  # ready: started in the background, levels loaded (/v1/health answers first)
             try:
-                if self.client.get("/v1/health").status_code == 200:
+                if self.client.get("/v1/ready").status_code == 200:
                     break
             except httpx.TransportError:
                 pass

@@ -47,6 +47,8 @@ class Matcher:
         self._again = False  # someone joined during it: pass once more
         self._started = self._done = 0  # passes started and finished
         self._thread: Periodic | None = None
+        # Called with the seconds each player waited, once their game is made (the metrics).
+        self.on_matched: Callable[[float], None] | None = None
 
     # ------------------------------------------------------------------ the queue
     def join(self, player_id: str, options: GameOptions) -> None:
@@ -154,9 +156,22 @@ class Matcher:
         return {q.player_id: rules.Waiting(q.player_id, rules.rank_of(points).index, q.since,
                                            q.options_key) for q, points in rows}
 
+    def _matched(self, sid: str | None, *since: float) -> str | None:
+        """Tell the metrics how long the players of a game made (``sid``) waited."""
+        if sid is not None and self.on_matched is not None:
+            now = self.clock()
+            for t in since:
+                self.on_matched(max(0.0, now - t))
+        return sid
+
     def _pair(self, a: str, b: str) -> str | None:
         """Make the game of a pair from one pass, if both still wait for the same options
         within one rank (None otherwise: the next pass sees the queue as it is now)."""
+        since: list[float] = []
+        sid = self._pair_in_tx(a, b, since)
+        return self._matched(sid, *since)
+
+    def _pair_in_tx(self, a: str, b: str, since: list[float]) -> str | None:
         with self.store.transaction() as s:
             players = lock_players(s, [a, b])
             entries = [s.get(QueueRow, pid, populate_existing=True) for pid in (a, b)]
@@ -169,12 +184,18 @@ class Matcher:
             ) >= rules.FRIENDLY_GAP:
                 return None
             options = GameOptions.from_json(qa.options)
+            since[:] = [qa.since, qb.since]
             s.delete(qa)
             s.delete(qb)
             return self.games.make(s, players[a], players[b], options)
 
     def _pair_ai(self, player_id: str, ais: list[AILevel]) -> str | None:
         """Seat the waiting player against the AI level the matching order gives them."""
+        since: list[float] = []
+        sid = self._pair_ai_in_tx(player_id, ais, since)
+        return self._matched(sid, *since)
+
+    def _pair_ai_in_tx(self, player_id: str, ais: list[AILevel], since: list[float]) -> str | None:
         with self.store.transaction() as s:
             me = lock_players(s, [player_id]).get(player_id)
             entry = s.get(QueueRow, player_id, populate_existing=True)
@@ -197,6 +218,7 @@ class Matcher:
             )
             if pick is None:
                 return None
+            since[:] = [entry.since]
             s.delete(entry)
             # AI levels play even games: they are trained without handicap
             even = dataclasses.replace(options, handicap=False)

@@ -191,6 +191,9 @@ class AISeats:
         return version
 
     def _failed(self, sid: str, version: int | None, message: str) -> None:
+        if self._closed:  # the search was abandoned for a shutdown: another replica plays it
+            log.info("AI seat of session %s left to another replica: %s", sid, message)
+            return
         self.notice(sid, "ai_error", {"message": message})
         if version is None:
             return

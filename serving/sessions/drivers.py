@@ -32,6 +32,9 @@ class LeaseHolder:
         self.leases = leases
         self._count: dict[str, int] = {}
         self._stripes = [threading.Lock() for _ in range(STRIPES)]
+        # Set once every lease was handed back at shutdown: nothing is taken again after it,
+        # or a worker still finishing a move would take back a session a replica took over.
+        self._closed = False
 
     @property
     def holder(self) -> str:
@@ -43,6 +46,8 @@ class LeaseHolder:
     def hold(self, sid: str) -> bool:
         """Start a job on ``sid``: True if this replica holds (or now takes) its lease."""
         with self._lock(sid):
+            if self._closed:
+                return False
             n = self._count.get(sid, 0)
             if n == 0 and not self.leases.acquire(sid):
                 return False
@@ -57,6 +62,8 @@ class LeaseHolder:
                 self._count[sid] = n
                 return
             self._count.pop(sid, None)
+            if self._closed:  # handed back already
+                return
             try:
                 self.leases.release(sid)
             except Exception:  # noqa: BLE001  the lease expires by itself
@@ -65,7 +72,7 @@ class LeaseHolder:
     def still_ours(self, sid: str) -> bool:
         """After a lost race: whether the lease is still ours (False: another replica took the
         session over, and this one stops)."""
-        return self.leases.acquire(sid)
+        return not self._closed and self.leases.acquire(sid)
 
     def held(self) -> list[str]:
         return list(self._count.copy())
@@ -78,7 +85,11 @@ class LeaseHolder:
                 log.info("leases no longer ours: %s", sorted(lost)[:10])
 
     def close(self) -> None:
-        """Hand every session back at once (a clean shutdown: no wait for expiry)."""
+        """Hand every session back at once (a clean shutdown: another replica's poller takes
+        them over at its next pass, without waiting for the expiry). Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
         self._count.clear()
         try:
             self.leases.release_all()
@@ -107,6 +118,7 @@ class Driver:
         self.poll_seconds = poll_seconds
         self.batch = batch
         self._stop = threading.Event()
+        self.taken_up = 0  # sessions this replica took up from nobody (the metrics)
         self._threads = [
             Periodic("qizero-leases", holder.leases.ttl / 3, holder.renew),
             Periodic("qizero-driver", poll_seconds, self.take_up),
@@ -134,6 +146,7 @@ class Driver:
             if self._stop.is_set() or not self.holder.hold(sid):
                 continue
             taken += 1
+            self.taken_up += 1
             try:
                 self.refresh(sid)
             except Exception:  # noqa: BLE001  one broken session must not stop the others

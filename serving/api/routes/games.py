@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Annotated, Any
 
@@ -21,6 +20,7 @@ from serving.api.models import (
 )
 from serving.catalogue import build_game, check_game_id, describe, game_info, replay
 from serving.errors import BadInput
+from serving.rate_limits import RATE_LIMITED_DOC, rate_limited
 from serving.settings import Settings
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -93,7 +93,8 @@ def get_levels(
 @router.post(
     "/{game}/positions",
     response_model=PositionPublic,
-    responses=_ERRORS,
+    responses={**_ERRORS, **RATE_LIMITED_DOC},
+    dependencies=[rate_limited("analysis")],
     summary="the position after a list of moves",
 )
 def position(game: GameId, body: PositionCreate, settings: SettingsDep) -> dict[str, Any]:
@@ -106,7 +107,8 @@ def position(game: GameId, body: PositionCreate, settings: SettingsDep) -> dict[
 @router.post(
     "/{game}/suggest",
     response_model=SuggestionPublic,
-    responses=_ERRORS,
+    responses={**_ERRORS, **RATE_LIMITED_DOC},
+    dependencies=[rate_limited("suggest")],
     summary="a move suggestion from an AI level",
 )
 async def suggest(game: GameId, body: SuggestCreate, ai: AIDep, settings: SettingsDep) -> Any:
@@ -118,7 +120,7 @@ async def suggest(game: GameId, body: SuggestCreate, ai: AIDep, settings: Settin
         state = replay(g, body.moves, settings.max_move_chars)
         return ai.analyse(g, state, body.level, body.seed)
 
-    s = await asyncio.get_running_loop().run_in_executor(ai.pool, work)
+    s = await ai.run(work)
     return {
         "move": s.move,
         "value": s.value,

@@ -18,6 +18,7 @@ from serving.api.ladder_models import (
 from serving.api.routes.players import Limit, Offset
 from serving.ladder.options import GameOptions
 from serving.ladder.rules import RANKS
+from serving.rate_limits import RATE_LIMITED_DOC, rate_limited
 
 router = APIRouter(prefix="/v1/ladder", tags=["ladder"])
 
@@ -47,7 +48,8 @@ def leaderboard(
     response_model=QueueState,
     status_code=status.HTTP_201_CREATED,
     responses={**_AUTH, 409: {"description": "already queued, or playing a rated game"},
-               422: {"description": "bad options"}},
+               422: {"description": "bad options"}, **RATE_LIMITED_DOC},
+    dependencies=[rate_limited("queue")],
     summary="join the matching queue (paired at once when a partner waits)",
     description="Players are paired with the same options only, by the matching order: "
     "the longest-waiting player chooses first, among players of the same rank, then one "

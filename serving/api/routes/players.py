@@ -17,6 +17,7 @@ from serving.api.ladder_models import (
 )
 from serving.api.streaming import StreamDep, stream_doc
 from serving.ladder.notices import channel
+from serving.rate_limits import RATE_LIMITED_DOC, rate_limited
 
 router = APIRouter(prefix="/v1/players", tags=["ladder"])
 
@@ -28,7 +29,9 @@ Limit = Annotated[int, Query(ge=1, le=100, description="entries in the page")]
     "",
     response_model=PlayerCreated,
     status_code=status.HTTP_201_CREATED,
-    responses={409: {"description": "the name is taken"}, 422: {"description": "bad name"}},
+    responses={409: {"description": "the name is taken"}, 422: {"description": "bad name"},
+               **RATE_LIMITED_DOC},
+    dependencies=[rate_limited("register")],
     summary="register a ladder player (18K, 0 points) and get their API token",
     description="The token is shown once; only its hash is stored. It authenticates the "
     "player's writes: queueing, and moves, resignation and draw offers in their ladder games "
