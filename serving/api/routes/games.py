@@ -60,7 +60,7 @@ def get_levels(
         Query(
             description="game options as a JSON object (URL-encoded): the levels trained for "
             "exactly these options; default: the game's default options",
-            examples=['{"scoring": "trigolden"}'],
+            examples=["{}"],
             max_length=4096,
         ),
     ] = None,

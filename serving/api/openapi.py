@@ -1,0 +1,128 @@
+"""The published OpenAPI document, made to say what the service answers.
+
+Why a pass over the generated document: FastAPI declares its own 422 body (``detail``: an
+array) on every route with parameters, while this service answers every error as
+``{"error", "message", "detail"}`` (:mod:`serving.errors`), a 422 for invalid input with
+``detail: {"problems": [...]}``; and statuses that come from below the routes (a body that is
+not UTF-8 JSON: 400, over the size limit: 413) appear nowhere. Declaring them route by route
+would be easy to forget on the next route; here every operation gets them from one place:
+
+* every 4xx/5xx response declares the error body (:class:`ErrorPublic`; a 422 either
+  :class:`ValidationErrorPublic` or a service error);
+* every operation with a request body declares 400, 413 and 422;
+* every operation that reads levels or the database declares 503 (a level's files cannot be
+  read, the service is stopping).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ErrorPublic(BaseModel):
+    """Every error the service answers (serving/errors.py)."""
+
+    error: str = Field(description="a short machine code: not_found, conflict, invalid_input…")
+    message: str = Field(description="what went wrong, for people")
+    detail: dict[str, Any] = Field(description="facts about it (the move's index, the "
+                                               "session's version…); may be empty")
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"error": "conflict", "message": "stale version 3: the session is at version 4",
+         "detail": {"version": 4}}]})
+
+
+class Problem(BaseModel):
+    where: str = Field(description="where in the request: body.moves.0, query.limit…")
+    problem: str
+
+
+class ProblemList(BaseModel):
+    problems: list[Problem]
+
+
+class ValidationErrorPublic(BaseModel):
+    """A request that does not fit the route's parameters or body model (422)."""
+
+    error: str = Field(description="invalid_request")
+    message: str
+    detail: ProblemList
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"error": "invalid_request", "message": "invalid request: body.version: Field required",
+         "detail": {"problems": [{"where": "body.version", "problem": "Field required"}]}}]})
+
+
+REF = "#/components/schemas/{model}"
+BODY_STATUSES = {
+    "400": "the body cannot be read: not UTF-8, or JSON nested too deep to parse",
+    "413": "the body is over the size limit (max_body_bytes)",
+    "422": "invalid input",
+}
+UNAVAILABLE = "the service cannot answer now: a level's files cannot be read, or it is stopping"
+# Operations that touch neither levels nor the database: no 503.
+NO_503 = {("get", "/v1/games"), ("get", "/v1/games/{game}"), ("get", "/v1/ladder/ranks")}
+
+
+def _schemas() -> dict[str, Any]:
+    """The error models' JSON schemas, each under its own name."""
+    found: dict[str, Any] = {}
+    for model in (ErrorPublic, ValidationErrorPublic):
+        schema = model.model_json_schema(ref_template=REF)
+        found.update(schema.pop("$defs", {}))
+        found[model.__name__] = schema
+    return found
+
+
+def _error_content(status: str) -> dict[str, Any]:
+    error = {"$ref": REF.format(model="ErrorPublic")}
+    if status == "422":
+        schema = {"anyOf": [{"$ref": REF.format(model="ValidationErrorPublic")}, error]}
+    else:
+        schema = error
+    return {"application/json": {"schema": schema}}
+
+
+def fix_operation(path: str, method: str, op: dict[str, Any]) -> None:
+    """Give ``op`` every error status it can answer, each with the real error body."""
+    responses: dict[str, Any] = op.setdefault("responses", {})
+    if "requestBody" in op:
+        for status, text in BODY_STATUSES.items():
+            responses.setdefault(status, {"description": text})
+    if (method, path) not in NO_503 and path.startswith("/v1/"):
+        responses.setdefault("503", {"description": UNAVAILABLE})
+    for status, response in responses.items():
+        if status[0] in "45":
+            response["content"] = _error_content(status)
+            if response.get("description") == "Validation Error":
+                response["description"] = "invalid input"
+
+
+def build(app: FastAPI) -> dict[str, Any]:
+    """The document as FastAPI makes it, with every error declared (see the module)."""
+    doc = get_openapi(title=app.title, version=app.version, description=app.description,
+                      routes=app.routes, tags=app.openapi_tags)
+    for path, item in doc.get("paths", {}).items():
+        for method, op in item.items():
+            if isinstance(op, dict) and "responses" in op:
+                fix_operation(path, method, op)
+    schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+    for unused in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(unused, None)
+    schemas.update(_schemas())
+    return doc
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Serve :func:`build`'s document at /openapi.json (made once, on first request)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = build(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
