@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
 from pydantic_core import PydanticCustomError
 
-from serving.api.models import ClockCreate, _Request
+from serving.api.models import ClockCreate, WholeInt, _Request
 from serving.ladder import names
 
 _PLAYER_EXAMPLE = {
@@ -139,7 +139,7 @@ class GamesPage(BaseModel):
 
 
 class GrantCreate(_Request):
-    yuan: StrictInt = Field(gt=0, le=1_000_000, description="the recorded amount; 1 yuan = "
+    yuan: WholeInt = Field(gt=0, le=1_000_000, description="the recorded amount; 1 yuan = "
                                                             "1,000 points, capped at 518,000")
     note: str = Field("", max_length=200, description="why (kept with the grant); no control "
                       "characters")

@@ -7,10 +7,11 @@ nested too deep, wherever it is in the body (:mod:`serving.text`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -27,6 +28,16 @@ from serving.text import first_problem
 # The largest integer every JSON reader holds exactly (a double's 53 bits): bounds beyond it
 # are not the same number in every client and schema tool.
 JSON_SAFE_INT = 2**53 - 1
+
+
+def _whole(value: Any) -> Any:
+    """JSON Schema's ``integer`` includes ``3.0``: take it as 3 (never ``true``, ``"3"``, 3.5)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WholeInt = Annotated[StrictInt, BeforeValidator(_whole)]
 
 ConfigValue = StrictBool | StrictInt | StrictFloat | StrictStr
 GameConfig = dict[str, ConfigValue]
@@ -100,7 +111,7 @@ class PositionPublic(BaseModel):
 # ---------------------------------------------------------------------------- suggestions
 class SuggestCreate(PositionBase):
     level: str | None = Field(None, description="level id or label; default level if omitted")
-    seed: StrictInt | None = Field(None, ge=0, le=JSON_SAFE_INT,
+    seed: WholeInt | None = Field(None, ge=0, le=JSON_SAFE_INT,
                                    description="for reproducible picks")
 
     model_config = ConfigDict(
@@ -219,13 +230,13 @@ class SeatBase(_Request):
 class ClockCreate(_Request):
     """Main time + byo-yomi (Stereo Go); a missing field takes the game's default."""
 
-    main_time: StrictInt | StrictFloat | None = Field(
+    main_time: StrictFloat | None = Field(
         None, ge=0, le=MAX_MAIN_TIME, description="seconds of main time per side (default 600)"
     )
-    periods: StrictInt | None = Field(
+    periods: WholeInt | None = Field(
         None, ge=0, le=MAX_PERIODS, description="byo-yomi periods per side (default 3)"
     )
-    period_seconds: StrictInt | StrictFloat | None = Field(
+    period_seconds: StrictFloat | None = Field(
         None, gt=0, le=MAX_PERIOD_SECONDS, description="seconds of one period (default 30)"
     )
 
@@ -333,7 +344,7 @@ class SessionCreated(BaseModel):
 
 
 class VersionBase(_Request):
-    version: StrictInt = Field(ge=0, le=JSON_SAFE_INT,
+    version: WholeInt = Field(ge=0, le=JSON_SAFE_INT,
                                description="the session version you last saw")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"version": 4}]})

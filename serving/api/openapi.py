@@ -11,7 +11,9 @@ would be easy to forget on the next route; here every operation gets them from o
   :class:`ValidationErrorPublic` or a service error);
 * every operation with a request body declares 400, 413 and 422;
 * every operation that reads levels or the database declares 503 (a level's files cannot be
-  read, the service is stopping).
+  read, the service is stopping);
+* every string of a request body, and every key of its free-form objects, declares the
+  characters it may not hold (:mod:`serving.text` refuses them in every body).
 """
 
 from __future__ import annotations
@@ -68,6 +70,36 @@ UNAVAILABLE = "the service cannot answer now: a level's files cannot be read, or
 NO_503 = {("get", "/v1/games"), ("get", "/v1/games/{game}"), ("get", "/v1/ladder/ranks")}
 
 
+# No C0, DEL or C1 control character (serving.text; lone surrogates are not JSON text at all).
+PLAIN_TEXT = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
+_NOT_SCHEMAS = ("examples", "example", "default", "const", "enum")
+
+
+def declare_plain_text(schema: Any, schemas: dict[str, Any], seen: set[str]) -> None:
+    """Give every string in ``schema`` (following references once) the :data:`PLAIN_TEXT`
+    pattern unless it has a pattern or fixed values, and every object with free-form keys the
+    same rule for its keys."""
+    if isinstance(schema, list):
+        for item in schema:
+            declare_plain_text(item, schemas, seen)
+        return
+    if not isinstance(schema, dict):
+        return
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        name = ref.rsplit("/", 1)[1]
+        if name not in seen and name in schemas:
+            seen.add(name)
+            declare_plain_text(schemas[name], schemas, seen)
+    if schema.get("type") == "string" and not {"pattern", "enum", "const"} & set(schema):
+        schema["pattern"] = PLAIN_TEXT
+    if schema.get("type") == "object" and schema.get("additionalProperties") not in (None, False):
+        schema.setdefault("propertyNames", {"pattern": PLAIN_TEXT})
+    for key, value in schema.items():
+        if key not in _NOT_SCHEMAS:
+            declare_plain_text(value, schemas, seen)
+
+
 def _schemas() -> dict[str, Any]:
     """The error models' JSON schemas, each under its own name."""
     found: dict[str, Any] = {}
@@ -114,6 +146,11 @@ def build(app: FastAPI) -> dict[str, Any]:
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
     schemas.update(_schemas())
+    seen: set[str] = set()
+    for item in doc.get("paths", {}).values():
+        for op in item.values():
+            if isinstance(op, dict) and "requestBody" in op:
+                declare_plain_text(op["requestBody"], schemas, seen)
     return doc
 
 

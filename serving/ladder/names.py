@@ -4,11 +4,11 @@ Why these rules: a name is shown to other people on the leaderboard and in their
 must be what it looks like.
 
 * **Normal form** (what is stored and shown): NFKC (fullwidth ``Ｌｉｎ`` is ``Lin``, a
-  no-break space a space), trimmed, runs of spaces collapsed to one.
+  no-break space a space), trimmed, runs of white space (line separators too) one space.
 * **Allowed characters**: no control, format (zero-width and bidi controls), surrogate,
-  private-use or unassigned character (Unicode category ``C*``), no line or paragraph
-  separator, and at least one letter, digit, symbol or punctuation mark (so a name of
-  combining marks alone is refused like a blank one).
+  private-use or unassigned character (Unicode category ``C*``), and at least one letter,
+  digit, symbol or punctuation mark (so a name of combining marks alone is refused like a
+  blank one).
 * **Uniqueness** is case-insensitive: :func:`name_key` (NFKC, casefold, NFKC again:
   Unicode's NFKC_Casefold) is stored beside the name under a unique index, so the database
   refuses ``lin`` when ``Lin`` exists, on SQLite and PostgreSQL alike.
@@ -55,7 +55,7 @@ def normalize(name: str) -> str:
     text = " ".join(unicodedata.normalize("NFKC", name).split())
     for ch in text:
         category = unicodedata.category(ch)
-        if category[0] == "C" or category in ("Zl", "Zp"):
+        if category[0] == "C":
             raise BadName(f"a name cannot hold U+{ord(ch):04X} ({_kind(category)})")
     if not any(unicodedata.category(ch)[0] in "LNSP" for ch in text):
         raise BadName("a name needs at least one visible letter, digit or symbol")
@@ -100,4 +100,4 @@ def reserved(name: str) -> bool:
 def _kind(category: str) -> str:
     return {"Cc": "a control character", "Cf": "a format character (zero-width or bidi)",
             "Cs": "a surrogate", "Co": "a private-use character",
-            "Cn": "an unassigned code point"}.get(category, "a line or paragraph separator")
+            "Cn": "an unassigned code point"}[category]
