@@ -31,7 +31,8 @@ BAD_TEXT = [
 ]
 WRONG_TYPES: list[Any] = [None, [], {}, -1, 10**30, 1.5, True, [["deep"]], {"\udc00": 1}]
 BAD_PATH = ["%00", "%ED%B0%80", "%FF", "a%0Ab", "x" * 300, "%E2%80%AE"]
-BAD_QUERY = ["%00", "%ED%B0%80", "-1", "1e999", "x" * 5000, "%7B%22%5Cu0000%22%3A1%7D"]
+BAD_QUERY = ["%00", "%ED%B0%80", "-1", "1e999", "x" * 5000, "%7B%22%5Cu0000%22%3A1%7D",
+             "%5B" * 2000 + "%5D" * 2000, "%22%5Cudc00%22"]
 
 
 def _deep(levels: int) -> str:

@@ -22,6 +22,7 @@ from serving.api.models import (
 from serving.catalogue import build_game, check_game_id, describe, game_info, replay
 from serving.errors import BadInput
 from serving.settings import Settings
+from serving.text import first_problem
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
@@ -70,8 +71,11 @@ def get_levels(
     check_game_id(game)
     try:
         options = json.loads(config) if config is not None else None
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # not JSON, or nested past the reader's limit
         raise BadInput(f"config is not JSON: {exc}") from None
+    found = first_problem(options)
+    if found is not None:
+        raise BadInput(f"config: {found[0] or 'the value'} {found[1]}")
     table = ai.table(build_game(game, options))
     variants = []
     for key in ai.levels.variants(game):
