@@ -128,6 +128,7 @@ def replaced(value: Any, where: tuple[Any, ...], new: Any) -> Any:
 
 def check(r: Any, what: str) -> None:
     """No 5xx; an error is the service's JSON error body."""
+    what = what[:300]
     assert r.status_code < 500, f"{what}: {r.status_code} {r.text[:300]}"
     if r.status_code >= 400:
         assert r.headers["content-type"].startswith("application/json"), what
