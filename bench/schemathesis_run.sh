@@ -9,9 +9,10 @@
 # players and challenges and follow their ids into the other routes).
 # PYTHON (default python3) runs the server from this checkout; SCHEMATHESIS (default
 # schemathesis) is the schemathesis 4 command; PORT (default 8731) the server's port; SEED
-# (default 1) makes the run repeatable. A player is registered first and its token sent with
-# every request, so the ladder's authenticated routes are reached. Prints schemathesis's summary
-# and the wall time.
+# (default 1) makes the run repeatable. Two players, a session and a challenge are made first;
+# their ids and tokens fill the path parameters and the Authorization header
+# (bench/schemathesis.toml), so generated requests reach each route's logic. Prints
+# schemathesis's summary, the number of requests and the wall time.
 set -euo pipefail
 
 MAX_EXAMPLES=${1:-50}
@@ -38,8 +39,19 @@ for _ in $(seq 300); do
   kill -0 "$SERVER" 2>/dev/null || { cat "$WORK/server.log"; exit 1; }
   sleep 0.2
 done
-TOKEN=$(curl -sf -H 'Content-Type: application/json' -d '{"name": "schemathesis"}' \
-  "$BASE/v1/players" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["token"])')
+# Real resources for the path parameters and tokens (bench/schemathesis.toml reads them).
+post() { curl -sf -H 'Content-Type: application/json' "${@:3}" -d "$2" "$BASE$1"; }
+field() { "$PYTHON" -c "import json, sys; print(json.load(sys.stdin)$1)"; }
+ME=$(post /v1/players '{"name": "schemathesis"}')
+OTHER=$(post /v1/players '{"name": "opponent"}')
+SESSION=$(post /v1/sessions '{"game": "jiugong", "turn_seconds": null}')
+export QIZERO_ST_PLAYER_TOKEN=$(field '["token"]' <<<"$ME")
+export QIZERO_ST_PLAYER_ID=$(field '["player"]["id"]' <<<"$ME")
+export QIZERO_ST_SESSION_ID=$(field '["session"]["id"]' <<<"$SESSION")
+export QIZERO_ST_OWNER_TOKEN=$(field '["owner_token"]' <<<"$SESSION")
+CHALLENGE=$(post /v1/ladder/challenges "{\"opponent\": \"$(field '["player"]["id"]' <<<"$OTHER")\"}" \
+  -H "Authorization: Bearer $QIZERO_ST_PLAYER_TOKEN")
+export QIZERO_ST_CHALLENGE_ID=$(field '["id"]' <<<"$CHALLENGE")
 
 START=$(date +%s)
 status=0
@@ -47,7 +59,7 @@ status=0
   --checks all --max-examples "$MAX_EXAMPLES" --seed "$SEED" --workers "${WORKERS:-1}" \
   --suppress-health-check all --request-timeout 30 --generation-database none --report har \
   --report-har-path "$WORK/requests.har" \
-  -H "Authorization: Bearer $TOKEN" "$@" || status=$?
+  "$@" || status=$?
 REQUESTS=$("$PYTHON" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["log"]["entries"]))' \
   "$WORK/requests.har" 2>/dev/null || echo "?")
 echo "schemathesis: exit $status, $REQUESTS requests, $(( $(date +%s) - START )) s"

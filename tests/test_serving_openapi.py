@@ -139,3 +139,17 @@ def test_ladder_routes_authenticate_before_anything_else(client):
         for headers in ({}, auth("forged")):
             r = client.request(method, url, json=body, headers=headers)
             assert r.status_code in (401, 403), (url, headers, r.text)
+
+
+def test_created_resources_link_to_their_operations(client):
+    """A new session's answer links to every operation on it (path, owner token, version)."""
+    doc = client.get("/openapi.json").json()
+    links = doc["paths"]["/v1/sessions"]["post"]["responses"]["201"]["links"]
+    on_session = [op["operationId"] for path, _, op in operations(doc)
+                  if path.startswith("/v1/sessions/{session_id}")]
+    assert sorted(links) == sorted(on_session) and len(on_session) == 13
+    move = next(link for link in links.values() if link["operationId"].startswith("post_move"))
+    assert move["parameters"]["path.session_id"] == "$response.body#/session/id"
+    assert move["requestBody"] == {"version": "$response.body#/session/version"}
+    for source, count in (("/v1/players", 4), ("/v1/ladder/challenges", 2)):
+        assert len(doc["paths"][source]["post"]["responses"]["201"]["links"]) == count

@@ -13,7 +13,10 @@ would be easy to forget on the next route; here every operation gets them from o
 * every operation that reads levels or the database declares 503 (a level's files cannot be
   read, the service is stopping);
 * every string of a request body, and every key of its free-form objects, declares the
-  characters it may not hold (:mod:`serving.text` refuses them in every body).
+  characters it may not hold (:mod:`serving.text` refuses them in every body);
+* the answers that create a resource (a session, a player, a challenge) link to the operations
+  on it (OpenAPI ``links``: its id in the path, a session's owner token and version), so a
+  client, or a checker such as schemathesis, can follow them.
 """
 
 from __future__ import annotations
@@ -100,6 +103,47 @@ def declare_plain_text(schema: Any, schemas: dict[str, Any], seen: set[str]) -> 
             declare_plain_text(value, schemas, seen)
 
 
+# Created resources and how their answer names them: (path, status) -> (the path prefix of the
+# operations on it, the path parameters they take from the answer).
+CREATORS: dict[tuple[str, str], tuple[str, dict[str, str]]] = {
+    ("/v1/sessions", "201"): ("/v1/sessions/{session_id}", {
+        "session_id": "$response.body#/session/id",
+        "seat": "$response.body#/session/position/to_play", "answer": "decline"}),
+    ("/v1/players", "201"): ("/v1/players/{player_id}", {
+        "player_id": "$response.body#/player/id"}),
+    ("/v1/ladder/challenges", "201"): ("/v1/ladder/challenges/{challenge_id}", {
+        "challenge_id": "$response.body#/id"}),
+}
+
+
+def add_links(doc: dict[str, Any]) -> None:
+    """Link each creating answer (:data:`CREATORS`) to every operation on what it made; for a
+    session, the owner token authenticates the writes and the answer's version is theirs."""
+    paths = doc.get("paths", {})
+    for (source, status), (prefix, values) in CREATORS.items():
+        response = paths.get(source, {}).get("post", {}).get("responses", {}).get(status)
+        if response is None:
+            continue
+        links: dict[str, Any] = {}
+        for path, item in paths.items():
+            if not path.startswith(prefix):
+                continue
+            for method, op in item.items():
+                names = [p["name"] for p in op.get("parameters", []) if p["in"] == "path"]
+                if not set(names) <= set(values):
+                    continue
+                link: dict[str, Any] = {
+                    "operationId": op["operationId"],
+                    "parameters": {f"path.{name}": values[name] for name in names},
+                }
+                if source == "/v1/sessions" and op.get("security"):
+                    link["parameters"]["header.Authorization"] = (
+                        "Bearer {$response.body#/owner_token}")
+                    link["requestBody"] = {"version": "$response.body#/session/version"}
+                links[op["operationId"]] = link
+        response["links"] = links
+
+
 def _schemas() -> dict[str, Any]:
     """The error models' JSON schemas, each under its own name."""
     found: dict[str, Any] = {}
@@ -146,6 +190,7 @@ def build(app: FastAPI) -> dict[str, Any]:
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
     schemas.update(_schemas())
+    add_links(doc)
     seen: set[str] = set()
     for item in doc.get("paths", {}).values():
         for op in item.values():
