@@ -9,10 +9,11 @@
 # players and challenges and follow their ids into the other routes).
 # PYTHON (default python3) runs the server from this checkout; SCHEMATHESIS (default
 # schemathesis) is the schemathesis 4 command; PORT (default 8731) the server's port; SEED
-# (default 1) makes the run repeatable. Two players, a session and a challenge are made first;
-# their ids and tokens fill the path parameters and the Authorization header
-# (bench/schemathesis.toml), so generated requests reach each route's logic. Prints
-# schemathesis's summary, the number of requests and the wall time.
+# (default 1) makes the run repeatable; WORKERS (default 1: two tripped a thread-safety error
+# inside hypothesis, an error of the tool, not a failure) its concurrency. Two players, a
+# session and a challenge are made first; their ids and tokens fill the path parameters and the
+# Authorization header (bench/schemathesis.toml), so generated requests reach each route's
+# logic. Prints schemathesis's summary, the number of requests and the wall time.
 set -euo pipefail
 
 MAX_EXAMPLES=${1:-50}
@@ -42,8 +43,9 @@ done
 # Real resources for the path parameters and tokens (bench/schemathesis.toml reads them).
 post() { curl -sf -H 'Content-Type: application/json' "${@:3}" -d "$2" "$BASE$1"; }
 field() { "$PYTHON" -c "import json, sys; print(json.load(sys.stdin)$1)"; }
-ME=$(post /v1/players '{"name": "schemathesis"}')
-OTHER=$(post /v1/players '{"name": "opponent"}')
+TAG=$(date +%s)  # names of their own on a database that outlives the run (PostgreSQL)
+ME=$(post /v1/players "{\"name\": \"schemathesis $TAG\"}")
+OTHER=$(post /v1/players "{\"name\": \"opponent $TAG\"}")
 SESSION=$(post /v1/sessions '{"game": "jiugong", "turn_seconds": null}')
 export QIZERO_ST_PLAYER_TOKEN=$(field '["token"]' <<<"$ME")
 export QIZERO_ST_PLAYER_ID=$(field '["player"]["id"]' <<<"$ME")
@@ -55,6 +57,7 @@ export QIZERO_ST_CHALLENGE_ID=$(field '["id"]' <<<"$CHALLENGE")
 
 START=$(date +%s)
 status=0
+cd "$WORK"  # schemathesis keeps a cache folder where it runs: not in the checkout
 "$SCHEMATHESIS" --config-file "$HERE/schemathesis.toml" run "$BASE/openapi.json" \
   --checks all --max-examples "$MAX_EXAMPLES" --seed "$SEED" --workers "${WORKERS:-1}" \
   --suppress-health-check all --request-timeout 30 --generation-database none --report har \
