@@ -63,7 +63,7 @@ def normalize(name: str) -> str:
         raise BadName(f"a name has at most {MAX_NAME_CHARS} characters")
     if reserved(text):
         raise BadName("names that read as an AI level's ('AI ...') or the administrator's "
-                         "are the service's")
+                      "are the service's")
     if len(name_key(text)) > MAX_KEY_CHARS:
         raise BadName("the name is too long once case-folded")
     return text
