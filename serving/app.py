@@ -31,6 +31,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serving import schema
 from serving.ai import AIEngine
+from serving.api.methods import install_method_answers
+from serving.api.openapi import install_openapi
 from serving.api.routes import games, health, ladder, players, sessions
 from serving.db import SessionStore
 from serving.errors import error_body, install_handlers
@@ -84,9 +86,12 @@ any mix of people and AI levels (seat tokens, provisional turns, timers, resigna
 the Stereo Go ranking ladder (players, ranks and points, automatic matching, AI levels as
 ladder players).
 
-Errors are JSON `{"error", "message", "detail"}` with the matching status code: 401/403 for
-tokens, 404 for unknown games, levels and sessions, 409 for a stale session version, 413 for a
-body over the size limit, 422 for bad input (an illegal move names its index and the reason).
+Errors are JSON `{"error", "message", "detail"}` with the matching status code: 400 for a
+body that is not UTF-8 JSON, 401/403 for tokens (checked before anything else), 404 for
+unknown games, levels and sessions, 409 for a stale session version, 413 for a body over the
+size limit, 422 for bad input (an illegal move names its index and the reason; a request that
+does not fit the route has `detail: {"problems": [{"where", "problem"}]}`; text with lone
+surrogates or control characters is refused wherever it is). `OPTIONS` answers 204 with `Allow`.
 """
 
 
@@ -243,6 +248,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         install_json_access_log()
     install_handlers(app)
     install_handler(app)
+    install_method_answers(app)
+    install_openapi(app)
     app.include_router(health.router)
     app.include_router(games.router)
     app.include_router(sessions.router)

@@ -3,6 +3,10 @@
 Why a small hierarchy: routes and the session manager raise plain Python exceptions that say
 what went wrong; one set of exception handlers turns them into the right status code, so no
 route builds error responses by hand and no error ever leaves as an HTML page or a 500.
+
+An error body often repeats the client's input (the illegal move, the unknown level): every
+string in it is made encodable first (:func:`serving.text.printable`), so no input, however
+odd, can turn a 4xx into a response that cannot be sent.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from envs.core import IllegalMove, QizeroError
+from serving.text import printable
 
 log = logging.getLogger("qizero.serving")
 
@@ -72,7 +77,12 @@ class Unavailable(ServiceError):
 
 
 def error_body(code: str, message: str, detail: Any = None) -> dict[str, Any]:
-    return {"error": code, "message": message, "detail": detail or {}}
+    return {"error": code, "message": printable(message), "detail": printable(detail or {})}
+
+
+# What FastAPI answers for a body it cannot read (not UTF-8, or JSON nested past Python's
+# recursion limit): a 400 with this message, re-worded here.
+UNREADABLE_BODY = "There was an error parsing the body"
 
 
 def install_handlers(app: FastAPI) -> None:
@@ -99,7 +109,11 @@ def install_handlers(app: FastAPI) -> None:
         problems = []
         for err in exc.errors():
             where = ".".join(str(p) for p in err.get("loc", ()))
-            problems.append({"where": where, "problem": err.get("msg", "invalid")})
+            problem = err.get("msg", "invalid")
+            if err.get("type") == "bad_text":  # serving.text: the place inside the body
+                inner = err["ctx"]["where"]
+                where, problem = f"{where}.{inner}" if inner else where, err["ctx"]["why"]
+            problems.append({"where": where, "problem": problem})
         first = problems[0] if problems else {"where": "", "problem": "invalid request"}
         message = f"invalid request: {first['where']}: {first['problem']}"
         return JSONResponse(
@@ -108,9 +122,13 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+        codes = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed",
+                 413: "too_large"}
+        message = str(exc.detail)
+        if exc.status_code == 400 and message == UNREADABLE_BODY:
+            message = "the body cannot be read: it must be JSON in UTF-8, nested a few levels"
         return JSONResponse(
-            error_body(codes.get(exc.status_code, "http_error"), str(exc.detail)),
+            error_body(codes.get(exc.status_code, "http_error"), message),
             status_code=exc.status_code,
             headers=getattr(exc, "headers", None),
         )

@@ -276,7 +276,7 @@ def test_seats_pending_and_new_kinds_from_the_session_data(client):
         ctx.data.extras["draw_offer"] = {"by": "north"}
         ctx.publish("chat", {"text": "draw?"})
 
-    manager._write(sid, s["version"], offer)
+    manager._write(sid, owner, s["version"], offer)
     got = read(client, f"/v1/sessions/{sid}/events?last_event_id=0", until=count("draw_offer", 1))
     told = [(m["kind"], m["data"]) for m in events_of(got)]
     assert told[0] == ("pending", {"moves": ["a1-a2"], "complete": True, "version": 2})

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
+from pydantic_core import PydanticCustomError
 
-from serving.api.models import ClockCreate, _Request
+from serving.api.models import ClockCreate, WholeInt, _Request
+from serving.ladder import names
 
 _PLAYER_EXAMPLE = {
     "id": "q3Zt8KfLm0aB", "name": "Lin", "kind": "human", "rank": "14K", "rank_index": 4,
@@ -27,21 +29,25 @@ _GAME_EXAMPLE = {
 }
 
 
-NAME_PATTERN = r"^[^\x00-\x1f\x7f]*\S[^\x00-\x1f\x7f]*$"  # printable, not all blank
+# Printable and not all blank (the rest of the rules: serving.ladder.names).
+NAME_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*\S[^\x00-\x1f\x7f-\x9f]*$"
 
 
-def _utf8(text: str) -> str:
-    text.encode("utf-8")  # a lone surrogate cannot be stored: refused as bad input
-    return text
-
-
-Text = Annotated[str, AfterValidator(_utf8)]
+def _name(text: str) -> str:
+    try:
+        return names.normalize(text)
+    except names.BadName as exc:
+        raise PydanticCustomError("bad_name", str(exc)) from None
 
 
 # ---------------------------------------------------------------------------- players
 class PlayerCreate(_Request):
-    name: Text = Field(min_length=1, max_length=32, pattern=NAME_PATTERN,
-                      description="shown on the leaderboard; unique; not starting with 'AI '")
+    name: Annotated[str, AfterValidator(_name)] = Field(
+        min_length=1, max_length=names.MAX_NAME_CHARS, pattern=NAME_PATTERN,
+        description="shown on the leaderboard, stored Unicode-normalized (NFKC, spaces "
+        "trimmed and collapsed); unique regardless of case; no control, format (zero-width, "
+        "bidi) or unassigned characters; none that reads as an AI level's ('AI ...') or the "
+        "administrator's, look-alike letters included")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "Lin"}]})
 
@@ -133,9 +139,10 @@ class GamesPage(BaseModel):
 
 
 class GrantCreate(_Request):
-    yuan: StrictInt = Field(gt=0, le=1_000_000, description="the recorded amount; 1 yuan = "
+    yuan: WholeInt = Field(gt=0, le=1_000_000, description="the recorded amount; 1 yuan = "
                                                             "1,000 points, capped at 518,000")
-    note: Text = Field("", max_length=200, description="why (kept with the grant)")
+    note: str = Field("", max_length=200, description="why (kept with the grant); no control "
+                      "characters")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"yuan": 68, "note": "membership, receipt 2026-0117"}]})

@@ -1,15 +1,43 @@
 """Request and response models (FastAPI's Base / Create / Public families), with examples.
 
-Requests refuse unknown fields, so a typo in a client is an error, not a silent default.
+Requests refuse unknown fields, so a typo in a client is an error, not a silent default, and
+refuse text that cannot be stored or repeated (lone surrogates, control characters) or input
+nested too deep, wherever it is in the body (:mod:`serving.text`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from serving.clocks import MAX_MAIN_TIME, MAX_PERIOD_SECONDS, MAX_PERIODS
+from serving.text import first_problem
+
+# The largest integer every JSON reader holds exactly (a double's 53 bits): bounds beyond it
+# are not the same number in every client and schema tool.
+JSON_SAFE_INT = 2**53 - 1
+
+
+def _whole(value: Any) -> Any:
+    """JSON Schema's ``integer`` includes ``3.0``: take it as 3 (never ``true``, ``"3"``, 3.5)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WholeInt = Annotated[StrictInt, BeforeValidator(_whole)]
 
 ConfigValue = StrictBool | StrictInt | StrictFloat | StrictStr
 GameConfig = dict[str, ConfigValue]
@@ -17,6 +45,16 @@ GameConfig = dict[str, ConfigValue]
 
 class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_text(cls, data: Any) -> Any:
+        """Refuse the whole body at the first string no field could take (see serving.text)."""
+        found = first_problem(data)
+        if found is not None:
+            where, why = found
+            raise PydanticCustomError("bad_text", "{where} {why}", {"where": where, "why": why})
+        return data
 
 
 # ---------------------------------------------------------------------------- positions
@@ -31,7 +69,7 @@ class PositionBase(_Request):
 class PositionCreate(PositionBase):
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"config": {}, "moves": ["a1-a2", "a3-b2"]}]},
+        json_schema_extra={"examples": [{"config": {}, "moves": ["a1-a2", "b3-b2"]}]},
     )
 
 
@@ -73,11 +111,12 @@ class PositionPublic(BaseModel):
 # ---------------------------------------------------------------------------- suggestions
 class SuggestCreate(PositionBase):
     level: str | None = Field(None, description="level id or label; default level if omitted")
-    seed: StrictInt | None = Field(None, ge=0, le=2**63 - 1, description="for reproducible picks")
+    seed: WholeInt | None = Field(None, ge=0, le=JSON_SAFE_INT,
+                                   description="for reproducible picks")
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"config": {}, "moves": ["a1-a2"], "level": "random"}]},
+        json_schema_extra={"examples": [{"config": {}, "moves": ["a1-a2"], "seed": 7}]},
     )
 
 
@@ -191,13 +230,13 @@ class SeatBase(_Request):
 class ClockCreate(_Request):
     """Main time + byo-yomi (Stereo Go); a missing field takes the game's default."""
 
-    main_time: StrictInt | StrictFloat | None = Field(
+    main_time: StrictFloat | None = Field(
         None, ge=0, le=MAX_MAIN_TIME, description="seconds of main time per side (default 600)"
     )
-    periods: StrictInt | None = Field(
+    periods: WholeInt | None = Field(
         None, ge=0, le=MAX_PERIODS, description="byo-yomi periods per side (default 3)"
     )
-    period_seconds: StrictInt | StrictFloat | None = Field(
+    period_seconds: StrictFloat | None = Field(
         None, gt=0, le=MAX_PERIOD_SECONDS, description="seconds of one period (default 30)"
     )
 
@@ -235,7 +274,7 @@ class SessionCreate(_Request):
                     "game": "jiugong",
                     "seats": {
                         "south": {"type": "human"},
-                        "north": {"type": "ai", "level": "random"},
+                        "north": {"type": "ai"},
                     },
                 },
                 {
@@ -305,7 +344,8 @@ class SessionCreated(BaseModel):
 
 
 class VersionBase(_Request):
-    version: StrictInt = Field(ge=0, le=2**62, description="the session version you last saw")
+    version: WholeInt = Field(ge=0, le=JSON_SAFE_INT,
+                               description="the session version you last saw")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"version": 4}]})
 

@@ -170,7 +170,7 @@ def resume_point(
     """The stream a request asks for (422 for an id that is not a whole number >= 0)."""
     raw = last_event_id_header if last_event_id_header is not None else last_event_id
     after = None
-    if raw is not None:
+    if raw is not None and raw.strip():  # blank: no id seen yet (what an EventSource may send)
         text = raw.strip()
         if not (text.isascii() and text.isdigit() and len(text) <= 18):
             raise BadInput(
@@ -192,6 +192,23 @@ _EXAMPLE_SSE = (
 )
 
 
+# What a stream sends, as OpenAPI (and schema checkers) read it: each server-sent event is an
+# object whose ``data`` is one JSON message (``id`` null for a ``view``, which has no id).
+MESSAGE_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["id", "kind", "data", "at"],
+    "properties": {"id": {"type": ["integer", "null"]}, "kind": {"type": "string"}, "data": {},
+                   "at": {"type": ["number", "null"]}},
+}
+SSE_EVENT: dict[str, Any] = {
+    "type": "object", "required": ["data"],
+    "properties": {
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": MESSAGE_SCHEMA},
+        "event": {"type": "string"}, "id": {"type": "string"}, "retry": {"type": "integer"},
+    },
+}
+
+
 def stream_doc(
     summary: str, description: str, errors: dict[int, str] | None = None
 ) -> dict[str, Any]:
@@ -208,7 +225,7 @@ def stream_doc(
             200: {
                 "description": "the stream: one JSON message {id, kind, data, at} per event",
                 "content": {
-                    SSE: {"schema": {"type": "string"}, "example": example},
+                    SSE: {"schema": SSE_EVENT, "example": example},
                     NDJSON: {"schema": {"type": "string"}, "example": ndjson_example},
                 },
             },

@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 
 from serving.clocks import Clock
 from serving.db import SessionStore
-from serving.errors import Conflict, Forbidden, NotFound, Unauthorized
-from serving.ladder import notices, rules
+from serving.errors import BadInput, Conflict, Forbidden, NotFound, Unauthorized
+from serving.ladder import names, notices, rules
 from serving.ladder.store import GrantRow, LadderGameRow, PlayerRow, active_games, lock_players
 from serving.sessions.tokens import hash_token, new_token
 
@@ -86,16 +86,18 @@ class Players:
     # ------------------------------------------------------------------ accounts
     def register(self, name: str) -> tuple[dict[str, Any], str]:
         """A new player at 18K with 0 points; their token (shown once)."""
-        name = name.strip()
-        if name.lower().startswith("ai "):
-            raise Conflict("names starting with 'AI ' are the AI levels'")
+        try:
+            name = names.normalize(name)
+        except names.BadName as exc:
+            raise BadInput(str(exc)) from None
         token = new_token()
-        row = PlayerRow(id=secrets.token_urlsafe(9), name=name, kind="human",
-                        token_hash=hash_token(token), created=self.clock())  # counts: 0
+        row = PlayerRow(id=secrets.token_urlsafe(9), name=name, name_key=names.name_key(name),
+                        kind="human", token_hash=hash_token(token),
+                        created=self.clock())  # counts: 0
         try:
             with self.store.transaction() as s:
                 s.add(row)
-        except IntegrityError:
+        except IntegrityError:  # the unique name_key: taken whatever its case
             raise Conflict(f"the name {name!r} is taken", name=name) from None
         return self.profile(row.id), token
 

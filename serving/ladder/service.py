@@ -21,6 +21,7 @@ from serving.ladder.ai_players import AILevel, ai_levels, calibrated_points
 from serving.ladder.challenges import Challenges
 from serving.ladder.games import Games
 from serving.ladder.matching import Matcher
+from serving.ladder.names import name_key
 from serving.ladder.players import Players
 from serving.ladder.rating import rate_finished
 from serving.ladder.store import PlayerRow
@@ -84,7 +85,8 @@ class Ladder:
         for ai in missing:
             if ai.player_id not in have:
                 points = start.get(ai.player_id, 0)
-                row = PlayerRow(id=ai.player_id, name=ai.name, kind="ai", points=points,
+                row = PlayerRow(id=ai.player_id, name=ai.name, name_key=name_key(ai.name),
+                                kind="ai", points=points,
                                 granted=points, ai_key=ai.key, ai_level=ai.level,
                                 ai_options=ai.options, created=self.clock())
                 try:

@@ -39,6 +39,8 @@ class PlayerRow(Base):
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
+    # serving.ladder.names.name_key(name): names are unique regardless of case, in the database
+    name_key: Mapped[str] = mapped_column(String(128), unique=True, index=True)
     kind: Mapped[str] = mapped_column(String(8))  # human | ai
     token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
     points: Mapped[int] = mapped_column(BigInteger, default=0)

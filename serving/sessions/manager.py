@@ -30,7 +30,7 @@ from serving.sessions.context import Ctx
 from serving.sessions.drivers import Driver, LeaseHolder
 from serving.sessions.persistence import SessionRepository
 from serving.sessions.timeouts import expire
-from serving.sessions.tokens import hash_token, new_token
+from serving.sessions.tokens import authenticate, authorize, hash_token, new_token
 from serving.sessions.view import SharedViews, session_view
 from serving.settings import Settings
 
@@ -94,10 +94,17 @@ class SessionManager:
                 return ctx
         raise Conflict("the session is changing too fast; try again")
 
-    def _write(self, sid: str, version: int, op: Callable[[Ctx], None]) -> Ctx:
+    def _write(
+        self, sid: str, token: str | None, version: int, op: Callable[[Ctx], None],
+        seat: str | None = None,
+    ) -> Ctx:
         """Run ``op`` on the session at ``version`` and commit it (409 if anything came
-        between)."""
+        between). The token is checked first (401; 403 where the route names the ``seat``),
+        before the version or anything in the session: authentication comes first."""
         ctx = self._fresh(sid)
+        authenticate(ctx.data, token)
+        if seat is not None and seat in ctx.data.seats:
+            authorize(ctx.data, token, seat)
         if version != ctx.data.version:
             raise Conflict(
                 f"stale version {version}: the session is at version {ctx.data.version}",
@@ -246,44 +253,48 @@ class SessionManager:
 
     def move(self, sid: str, token: str | None, move: str | dict[str, Any], version: int) -> Ctx:
         max_chars = self.settings.max_move_chars
-        return self._write(sid, version, lambda ctx: turns.move(ctx, token, move, max_chars))
+        return self._write(sid, token, version,
+                           lambda ctx: turns.move(ctx, token, move, max_chars))
 
     def confirm(self, sid: str, token: str | None, version: int) -> Ctx:
-        return self._write(sid, version, lambda ctx: turns.confirm(ctx, token))
+        return self._write(sid, token, version, lambda ctx: turns.confirm(ctx, token))
 
     def cancel(self, sid: str, token: str | None, version: int) -> Ctx:
-        return self._write(sid, version, lambda ctx: turns.cancel(ctx, token))
+        return self._write(sid, token, version, lambda ctx: turns.cancel(ctx, token))
 
     def set_seat(
         self, sid: str, token: str | None, seat: str, kind: str, level: str | None, version: int
     ) -> Ctx:
         return self._write(
-            sid, version, lambda ctx: turns.set_seat(ctx, self.ai, token, seat, kind, level)
+            sid, token, version,
+            lambda ctx: turns.set_seat(ctx, self.ai, token, seat, kind, level), seat=seat,
         )
 
     def resign(self, sid: str, token: str | None, seat: str | None, version: int) -> Ctx:
-        return self._write(sid, version, lambda ctx: extras.resign(ctx, token, seat))
+        return self._write(sid, token, version, lambda ctx: extras.resign(ctx, token, seat),
+                           seat=seat)
 
     def arbitration(self, sid: str, token: str | None, version: int) -> Ctx:
         """A claim that the opponent broke the obligation (TriGolden, ``standard``)."""
-        return self._write(sid, version, lambda ctx: extras.arbitration(ctx, token))
+        return self._write(sid, token, version, lambda ctx: extras.arbitration(ctx, token))
 
     def mark_dead(self, sid: str, token: str | None, dead: list[str], version: int) -> Ctx:
         """Propose the dead chains (replaces the marks; every acceptance is withdrawn)."""
-        return self._write(sid, version, lambda ctx: extras.mark_dead(ctx, token, dead))
+        return self._write(sid, token, version, lambda ctx: extras.mark_dead(ctx, token, dead))
 
     def accept_score(self, sid: str, token: str | None, version: int) -> Ctx:
         """Accept the marks; when every human seat has, the score is final."""
-        return self._write(sid, version, lambda ctx: extras.accept_score(ctx, token))
+        return self._write(sid, token, version, lambda ctx: extras.accept_score(ctx, token))
 
     def resume(self, sid: str, token: str | None, version: int) -> Ctx:
         """Resume play in the scoring phase (Go)."""
-        return self._write(sid, version, lambda ctx: extras.resume(ctx, token))
+        return self._write(sid, token, version, lambda ctx: extras.resume(ctx, token))
 
     def offer_draw(self, sid: str, token: str | None, version: int) -> Ctx:
         """The side to move offers a draw (Stereo Go)."""
-        return self._write(sid, version, lambda ctx: extras.offer_draw(ctx, token))
+        return self._write(sid, token, version, lambda ctx: extras.offer_draw(ctx, token))
 
     def answer_draw(self, sid: str, token: str | None, accept: bool, version: int) -> Ctx:
         """The other side accepts or declines the standing draw offer."""
-        return self._write(sid, version, lambda ctx: extras.answer_draw(ctx, token, accept))
+        return self._write(sid, token, version,
+                           lambda ctx: extras.answer_draw(ctx, token, accept))

@@ -16,6 +16,7 @@ replica or another on the same database) appended the rest.
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -29,6 +30,8 @@ from serving.sessions import changes
 from serving.sessions.context import Ctx
 from serving.sessions.machine import replay_event
 from serving.sessions.timeouts import deadline
+
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what secrets.token_urlsafe makes
 
 
 def schedule(ctx: Ctx) -> tuple[bool, float | None]:
@@ -102,8 +105,8 @@ class SessionRepository:
         self.store.insert(data)
 
     def load(self, sid: str) -> SessionData:
-        if not isinstance(sid, str) or len(sid) > 64:
-            raise NotFound("no such session")
+        if not isinstance(sid, str) or not SESSION_ID.fullmatch(sid):
+            raise NotFound("no such session")  # never sent to the database (NUL: PostgreSQL)
         data = self.store.load(sid)
         if data is None:
             raise NotFound(f"no session {sid!r}", session=sid)

@@ -23,6 +23,19 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)  # 256 random bits
 
 
+def authenticate(data: SessionData, token: str | None) -> None:
+    """Raise 401 unless ``token`` is one of the session's (its owner's or a seat's).
+
+    Every write calls this before it looks at anything else (the version, the state): who
+    has no token of the session learns nothing about it from the answer."""
+    if not token:
+        raise Unauthorized("this action needs a token: 'Authorization: Bearer <token>'")
+    h = hash_token(token)
+    known = [data.owner_hash, *data.seat_hashes.values()]
+    if not any([hmac.compare_digest(h, k) for k in known]):  # a list: compare them all
+        raise Unauthorized("unknown token for this session")
+
+
 def authorize(data: SessionData, token: str | None, seat: str) -> None:
     """Raise unless ``token`` may act for ``seat`` (401: none or unknown, 403: another seat's)."""
     if not token:

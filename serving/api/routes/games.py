@@ -22,6 +22,7 @@ from serving.catalogue import build_game, check_game_id, describe, game_info, re
 from serving.errors import BadInput
 from serving.rate_limits import RATE_LIMITED_DOC, rate_limited
 from serving.settings import Settings
+from serving.text import first_problem
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
@@ -60,7 +61,7 @@ def get_levels(
         Query(
             description="game options as a JSON object (URL-encoded): the levels trained for "
             "exactly these options; default: the game's default options",
-            examples=['{"scoring": "trigolden"}'],
+            examples=["{}"],
             max_length=4096,
         ),
     ] = None,
@@ -70,8 +71,11 @@ def get_levels(
     check_game_id(game)
     try:
         options = json.loads(config) if config is not None else None
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # not JSON, or nested past the reader's limit
         raise BadInput(f"config is not JSON: {exc}") from None
+    found = first_problem(options)
+    if found is not None:
+        raise BadInput(f"config: {found[0] or 'the value'} {found[1]}")
     table = ai.table(build_game(game, options))
     variants = []
     for key in ai.levels.variants(game):
