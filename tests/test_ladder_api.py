@@ -631,6 +631,7 @@ def test_rating_transactions_take_a_players_row_in_turn(postgres_url):
 
     from serving import schema
     from serving.db import SessionStore
+    from serving.ladder.names import name_key
     from serving.ladder.store import lock_players
 
     with postgres_schema(postgres_url) as url:
@@ -638,7 +639,8 @@ def test_rating_transactions_take_a_players_row_in_turn(postgres_url):
         try:
             schema.upgrade(store.engine)
             with store.transaction() as tx:
-                tx.add(PlayerRow(id="ai-1", name="AI 1", kind="ai", points=1000, created=0.0))
+                tx.add(PlayerRow(id="ai-1", name="AI 1", name_key=name_key("AI 1"), kind="ai",
+                                 points=1000, created=0.0))
             second: dict[str, int] = {}
 
             def rate_another_game() -> None:
