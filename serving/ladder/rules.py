@@ -99,6 +99,26 @@ def apply_result(points: int, won: bool) -> int:
     return max(0, points - rank.step)
 
 
+# ---------------------------------------------------------------------------- disconnections
+FREE_DISCONNECTIONS = 3  # 掉线四次以上: from the fourth disconnection on, absences are bounded
+
+
+def absence_loses_at(disconnections: int, since: float,
+                     byo_yomi_left: float | None) -> float | None:
+    """When an absence that began at ``since`` with the player's ``disconnections``-th
+    disconnection loses the game on time, whoever is to move (None: it never does).
+
+    ``rules/ladder.md``: from the fourth disconnection on, an absence lasting longer than the
+    player's remaining byo-yomi (periods left × period length, ``byo_yomi_left``, taken when
+    the absence began; None for a game without byo-yomi) loses on time. *(project rule)* The
+    loss falls at the instant the absence has lasted that long, as a clock's time is up at its
+    deadline; with no period left that is the instant of the disconnection. The first three
+    disconnections are free: those absences are bounded by the clock alone."""
+    if disconnections <= FREE_DISCONNECTIONS or byo_yomi_left is None:
+        return None
+    return since + max(0.0, byo_yomi_left)
+
+
 # ---------------------------------------------------------------------------- direct promotion
 DIRECT_PROMOTION_GAMES = 20
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from serving.adapters import get_adapter
@@ -91,6 +92,9 @@ class SessionRepository:
         self.store = store
         self.clock = clock
         self.cache = StateCache()
+        #: Loads a session's players' presence (``Ctx.presence``); the ladder installs it.
+        self.presence: Callable[[SessionData], dict[str, dict[str, Any]] | None] = (
+            lambda data: None)
 
     def plan(self, data: SessionData) -> None:
         """Set what a new session waits for, before it is stored (by :meth:`insert` or in a
@@ -115,6 +119,7 @@ class SessionRepository:
         A stored schedule that disagrees with the session (rows from before it existed) is
         corrected here, whoever loads it first."""
         ctx = self._rebuild(data)
+        ctx.presence = self.presence(data)
         planned = schedule(ctx)
         if planned != (data.ai_turn, data.deadline):
             data.ai_turn, data.deadline = planned
