@@ -15,6 +15,7 @@ from serving.ladder.rules import (
     ColourFacts,
     Standing,
     Waiting,
+    absence_loses_at,
     apply_result,
     classify,
     colours,
@@ -202,6 +203,16 @@ def test_super_9d_both_ways():
 def test_a_kyu_player_climbs_from_18k_to_1d_in_ninety_net_wins():
     assert name(play(0, "w" * 89)) == "1K"
     assert play(0, "w" * 90) == 18_000 and name(18_000) == "1D"
+
+
+# ---------------------------------------------------------------------------- disconnections
+def test_from_the_fourth_disconnection_an_absence_is_bounded_by_the_byo_yomi_left():
+    for n in (0, 1, 2, 3):  # the first three are free: the clock alone bounds them
+        assert absence_loses_at(n, 100.0, 90.0) is None
+    assert absence_loses_at(4, 100.0, 90.0) == 190.0  # 3 periods × 30 s left
+    assert absence_loses_at(9, 100.0, 30.0) == 130.0
+    assert absence_loses_at(4, 100.0, 0.0) == 100.0  # no period left: at once
+    assert absence_loses_at(4, 100.0, None) is None  # a game without byo-yomi
 
 
 # ---------------------------------------------------------------------------- direct promotion
