@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import pytest
@@ -268,3 +268,32 @@ def test_presence_and_the_rule_on_postgresql(tmp_path, clock, postgres_url):
             clock.advance(BYO_YOMI + 1)
             c.app.state.ladder.presence.tick()
             assert c.app.state.sessions.store.load(s["id"]).result["loser"] == "white"
+
+
+@pytest.mark.needs("postgresql")
+def test_two_replicas_count_one_player_across_both(tmp_path, clock, postgres_url):
+    """A player's streams on replica A and replica B are one presence: closing the one on A
+    is no disconnection while B's is open, closing B's is; a stream that A leaves when it
+    stops, followed by a reconnection to B, is swept by B with no disconnection."""
+    with postgres_schema(postgres_url) as url, ExitStack() as stack:
+        a, b = (stack.enter_context(client_for(tmp_path / name, clock=clock, settings=settings_for(
+            tmp_path / name, database_url=url, ladder_match_seconds=0.05,
+            timer_poll_seconds=3600, ladder_presence_heartbeat_seconds=3600,
+            event_keepalive_seconds=0.2, event_poll_seconds=0.05))) for name in ("a", "b"))
+        s = game(a)
+        white = s["tokens"]["white"]
+        with follow(b, s, white):
+            with follow(a, s, white):
+                pass
+            assert presence(a, s)["white"] == {**presence(a, s)["white"], "present": True,
+                                               "disconnections": 0}
+        assert presence(a, s)["white"] == {**presence(a, s)["white"], "present": False,
+                                           "disconnections": 1}
+        a.app.state.ladder.presence.stopping = True  # A stops with White's stream open
+        with follow(a, s, white):
+            pass
+        with follow(b, s, white):  # White's client reconnects to B
+            clock.advance(60)
+            b.app.state.ladder.presence.tick()  # B sweeps A's stale stream
+            assert presence(b, s)["white"] == {**presence(b, s)["white"], "present": True,
+                                               "disconnections": 1}
