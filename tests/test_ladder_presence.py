@@ -149,8 +149,7 @@ def test_the_fourth_disconnection_and_an_absence_past_the_byo_yomi_lose_on_time(
     outcome = over["ladder"]["outcome"]
     assert outcome["kind"] == "rated" and outcome["results"] == {"black": "win",
                                                                  "white": "loss"}
-    loser = next(p for p in (profile(client, {"id": over["seats"]["white"]["player"]}),)
-                 if p)
+    loser = profile(client, {"id": over["seats"]["white"]["player"]})
     assert loser["losses"] == 1 and loser["games"][0]["reason"] == "time"
 
 
