@@ -69,6 +69,12 @@ class Settings(BaseSettings):
     ladder_ai_wait_seconds: float = Field(20.0, ge=0, le=86_400)
     ladder_match_seconds: float = Field(1.0, gt=0, le=3_600)
     ladder_ai_players: bool = True
+    # Presence in ladder games (serving/ladder/presence.py): how often each replica refreshes
+    # the heartbeat of the players' streams it holds (and sweeps dead replicas' streams), and
+    # how old a heartbeat makes a stream dead: a client that reconnects within that after its
+    # replica stopped has not disconnected.
+    ladder_presence_heartbeat_seconds: float = Field(5.0, gt=0, le=3_600)
+    ladder_presence_stale_seconds: float = Field(30.0, gt=0, le=86_400)
 
     # Live events (serving/events.py): how often the event log is polled for other processes'
     # events (a commit of this process wakes its streams at once), the keep-alive of an idle

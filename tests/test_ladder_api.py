@@ -203,6 +203,28 @@ def test_a_rated_game_changes_both_profiles(client, clock):
     assert page["total"] == 1 and len(page["games"]) == 1
 
 
+def test_a_1d_at_18000_who_loses_lands_at_17000_through_a_real_game(client, clock):
+    """1D's floor end to end: the rating hook applies it (not 8,000, 10K, as the table's
+    10,000 alone would give), and the loser's rank_change says demoted to 1K."""
+    lin, wu = register(client, "Lin"), register(client, "Wu")
+    grant(client, lin, 18)  # both 1D at 18,000
+    grant(client, wu, 18)
+    s = pair(client, lin, wu, **NINE)
+    s = play_moves(client, s, 12)
+    clock.advance(90)
+    loser = s["position"]["to_play"]
+    outcome = act(client, s, "resign", loser).json()["ladder"]["outcome"]
+    winner = "white" if loser == "black" else "black"
+    assert outcome["points"][loser] == {"before": 18_000, "after": 17_000}
+    assert outcome["ranks"][loser] == {"before": "1D", "after": "1K"}
+    assert outcome["points"][winner] == {"before": 18_000, "after": 28_000}
+    lost = lin if s["seats"][loser]["player"] == lin["id"] else wu
+    assert (profile(client, lost)["points"], profile(client, lost)["rank"]) == (17_000, "1K")
+    change = stream(client, lost, 3)[-1]
+    assert change["kind"] == "rank_change" and change["data"]["demoted"]
+    assert change["data"]["points"] == {"before": 18_000, "after": 17_000, "change": -1_000}
+
+
 def test_a_scored_game_is_rated_too(client, clock):
     lin, wu = register(client, "Lin"), register(client, "Wu")
     s = pair(client, lin, wu, **SMALL)

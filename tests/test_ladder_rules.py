@@ -1,5 +1,5 @@
 """The ranking ladder's rules (rules/ladder.md) on hand-built histories: the rank table edge by
-edge, promotions and demotions at every kind of rank, the points floor, Super 9D, direct
+edge, promotions and demotions at every kind of rank, the points floor, 1D's floor, Super 9D, direct
 promotion, the membership grant, which games count, colours over a sequence of meetings, the
 matching order and handicaps."""
 
@@ -15,6 +15,7 @@ from serving.ladder.rules import (
     ColourFacts,
     Standing,
     Waiting,
+    absence_loses_at,
     apply_result,
     classify,
     colours,
@@ -103,7 +104,8 @@ def test_rank_gap_counts_ranks_not_points():
                                                (760_000, 10_000), (900_000, 10_000)])
 def test_a_win_adds_and_a_loss_subtracts_the_current_ranks_amount(points, step):
     assert apply_result(points, True) == points + step
-    assert apply_result(points, False) == max(0, points - step)
+    if points != 18_000:  # a 1D at 18,000 loses onto 1D's floor (below)
+        assert apply_result(points, False) == max(0, points - step)
 
 
 def test_points_never_go_below_zero():
@@ -116,9 +118,9 @@ def test_points_never_go_below_zero():
 # Promotion: five more wins than losses from the bottom of a rank reach the next rank;
 # demotion: from the top step of a rank (its bottom plus four wins), five more losses than
 # wins leave it. A kind of rank each: kyu, 1K to 1D, 1D, 2D, 3D, 4D, 5D-9D, 9D to Super 9D.
-# Where the fifth loss lands is read off the points: 1D's loss of 10,000 from its bottom
-# (18,000) reaches 8,000, 10K (rules/ladder.md: "the rank is always read off the points").
-BANDS = [("17K", "16K", "18K"), ("1K", "1D", "2K"), ("1D", "2D", "10K"), ("2D", "3D", "1D"),
+# Where the fifth loss lands is read off the points; 1D's fifth loss, from its bottom (18,000),
+# lands on 1D's floor, 17,000 (1K), not at 8,000 (10K) as the table's 10,000 alone would.
+BANDS = [("17K", "16K", "18K"), ("1K", "1D", "2K"), ("1D", "2D", "1K"), ("2D", "3D", "1D"),
          ("3D", "4D", "2D"), ("4D", "5D", "3D"), ("5D", "6D", "4D"), ("6D", "7D", "5D"),
          ("7D", "8D", "6D"), ("8D", "9D", "7D"), ("9D", "Super 9D", "8D")]
 
@@ -148,11 +150,44 @@ def test_net_results_not_order_decide_within_a_rank():
 
 
 def test_one_loss_at_the_bottom_of_a_rank_drops_by_that_ranks_amount():
-    assert play(18_000, "l") == 8_000 and name(8_000) == "10K"  # 1D loses 10,000
+    assert play(18_000, "l") == 17_000 and name(17_000) == "1K"  # 1D's floor
+    assert play(28_000, "l") == 18_000 and name(18_000) == "1D"  # 1D loses 10,000
     assert play(68_000, "l") == 60_000 and name(60_000) == "1D"
     assert play(108_000, "l") == 90_000 and name(90_000) == "2D"
     assert play(198_000, "l") == 134_000 and name(134_000) == "3D"
     assert play(518_000, "l") == 508_000 and name(508_000) == "4D"
+
+
+# ---------------------------------------------------------------------------- 1D's floor
+@pytest.mark.parametrize(("points", "after"), [(18_000, 17_000), (22_500, 17_000),
+                                               (27_999, 17_000), (28_000, 18_000),
+                                               (28_001, 18_001), (67_999, 57_999)])
+def test_1d_floor_a_loss_below_18000_lands_at_17000_never_lower(points, after):
+    assert name(points) == "1D"
+    assert apply_result(points, False) == after
+    assert name(after) == ("1K" if after < 18_000 else "1D")
+
+
+def test_five_net_wins_from_1d_floor_bring_the_player_back_to_1d():
+    assert play(18_000, "l") == 17_000
+    assert name(play(17_000, "wwww")) == "1K" and play(17_000, "wwwww") == 18_000
+    assert play(18_000, "l" * 11) == 15_000  # from the floor on, 200 a loss: 15,000 is 3K
+    assert rate(Standing(22_500, 30, 15), "loss") == Standing(17_000, 31, 15)
+
+
+@pytest.mark.parametrize("rank", [r for r in RANKS if r.name != "1D"])
+def test_1d_floor_changes_no_other_rank(rank):
+    """Every other rank's loss is its plain amount, from the bottom of its band and from the
+    point where its amount first stays inside the band."""
+    for points in (rank.low, rank.low + 1, rank.low + rank.step, rank.low + rank.step - 1):
+        assert apply_result(points, False) == max(0, points - rank.step), points
+
+
+def test_other_boundaries_are_unchanged():
+    assert apply_result(68_000, False) == 60_000 and name(60_000) == "1D"  # 2D loses 8,000
+    assert apply_result(100, False) == 0 and name(0) == "18K"  # 18K: never below 0
+    assert apply_result(17_000, False) == 16_800 and name(16_800) == "2K"  # 1K loses 200
+    assert apply_result(768_000, False) == 758_000 and name(758_000) == "9D"
 
 
 def test_super_9d_both_ways():
@@ -168,6 +203,16 @@ def test_super_9d_both_ways():
 def test_a_kyu_player_climbs_from_18k_to_1d_in_ninety_net_wins():
     assert name(play(0, "w" * 89)) == "1K"
     assert play(0, "w" * 90) == 18_000 and name(18_000) == "1D"
+
+
+# ---------------------------------------------------------------------------- disconnections
+def test_from_the_fourth_disconnection_an_absence_is_bounded_by_the_byo_yomi_left():
+    for n in (0, 1, 2, 3):  # the first three are free: the clock alone bounds them
+        assert absence_loses_at(n, 100.0, 90.0) is None
+    assert absence_loses_at(4, 100.0, 90.0) == 190.0  # 3 periods × 30 s left
+    assert absence_loses_at(9, 100.0, 30.0) == 130.0
+    assert absence_loses_at(4, 100.0, 0.0) == 100.0  # no period left: at once
+    assert absence_loses_at(4, 100.0, None) is None  # a game without byo-yomi
 
 
 # ---------------------------------------------------------------------------- direct promotion

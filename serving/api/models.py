@@ -316,7 +316,8 @@ class SessionPublic(BaseModel):
     result: dict[str, Any] | None
     ladder: dict[str, Any] | None = Field(
         None, description="a ladder game: its id, kind (rated or friendly), the players by "
-        "colour, handicap; once over, the outcome (void, or results, points and ranks)"
+        "colour, handicap, the players' presence by seat (present, disconnections, "
+        "absent_since, loses_at); once over, the outcome (void, or results, points and ranks)"
     )
     ai_thinking: bool
     ai_error: str | None

@@ -54,6 +54,7 @@ def _table() -> tuple[Rank, ...]:
 RANKS: tuple[Rank, ...] = _table()
 FIRST_DAN = RANKS[18]
 FIVE_DAN = RANKS[22]
+FIRST_DAN_FLOOR = RANKS[17].low  # 17,000, the bottom of 1K: where a 1D's loss lands at lowest
 _BY_NAME = {r.name: r for r in RANKS}
 
 
@@ -83,9 +84,39 @@ def rank_gap(points_a: int, points_b: int) -> int:
 def apply_result(points: int, won: bool) -> int:
     """Points after one rated decisive game: the current rank's amount added for a win,
     subtracted for a loss, never below 0; Super 9D has no upper bound and falls back to 9D
-    as soon as its points are under 768,000 (the rank is read off the points)."""
-    step = rank_of(points).step
-    return points + step if won else max(0, points - step)
+    as soon as its points are under 768,000 (the rank is read off the points).
+
+    1D's floor (``rules/ladder.md``, source: 1D˂18000分，则降为1K): a 1D whose loss would take
+    them below 18,000 lands at 17,000, the bottom of 1K, never lower, wherever in
+    18,000–27,999 they stood. That is the one place where a rank's amount is wider than the
+    rank below (10,000 against 1K's 1,000), so a loss never takes anyone more than one rank
+    down."""
+    rank = rank_of(points)
+    if won:
+        return points + rank.step
+    if rank is FIRST_DAN and points - rank.step < FIRST_DAN.low:
+        return FIRST_DAN_FLOOR
+    return max(0, points - rank.step)
+
+
+# ---------------------------------------------------------------------------- disconnections
+FREE_DISCONNECTIONS = 3  # 掉线四次以上: from the fourth disconnection on, absences are bounded
+
+
+def absence_loses_at(disconnections: int, since: float,
+                     byo_yomi_left: float | None) -> float | None:
+    """When an absence that began at ``since`` with the player's ``disconnections``-th
+    disconnection loses the game on time, whoever is to move (None: it never does).
+
+    ``rules/ladder.md``: from the fourth disconnection on, an absence lasting longer than the
+    player's remaining byo-yomi (periods left × period length, ``byo_yomi_left``, taken when
+    the absence began; None for a game without byo-yomi) loses on time. *(project rule)* The
+    loss falls at the instant the absence has lasted that long, as a clock's time is up at its
+    deadline; with no period left that is the instant of the disconnection. The first three
+    disconnections are free: those absences are bounded by the clock alone."""
+    if disconnections <= FREE_DISCONNECTIONS or byo_yomi_left is None:
+        return None
+    return since + max(0.0, byo_yomi_left)
 
 
 # ---------------------------------------------------------------------------- direct promotion

@@ -1,6 +1,6 @@
 """The ladder as the service runs it (:class:`Ladder`): its tables, the rating hook on the
-session store, the AI levels as players, the players' operations, the matcher and the
-challenges.
+session store, the AI levels as players, the players' operations, the matcher, the
+challenges and the players' presence in their games.
 
 Created by the app's lifespan after the session manager; ``start`` seeds the AI players and
 starts the matching thread, ``close`` stops it.
@@ -23,6 +23,7 @@ from serving.ladder.games import Games
 from serving.ladder.matching import Matcher
 from serving.ladder.names import name_key
 from serving.ladder.players import Players
+from serving.ladder.presence import Presence
 from serving.ladder.rating import rate_finished
 from serving.ladder.store import PlayerRow
 from serving.levels import LevelRegistry
@@ -55,14 +56,20 @@ class Ladder:
         self.matcher = Matcher(games, settings.ladder_ai_wait_seconds,
                                settings.ladder_match_seconds)
         self.challenges = Challenges(games)
+        self.presence = Presence(store, sessions, clock,
+                                 settings.ladder_presence_heartbeat_seconds,
+                                 settings.ladder_presence_stale_seconds)
+        sessions.repo.presence = self.presence.load
         self._seeded: set[str] = set()
         self._seed_lock = threading.Lock()
 
     def start(self) -> None:
         self.ai_players()
         self.matcher.start()
+        self.presence.start()
 
     def close(self) -> None:
+        self.presence.close()
         self.matcher.close()
 
     def ai_players(self) -> list[AILevel]:

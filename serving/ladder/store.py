@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Float,
     Integer,
     String,
@@ -122,6 +123,34 @@ class ChallengeRow(Base):
     status: Mapped[str] = mapped_column(String(10), index=True)  # open accepted declined ...
     created: Mapped[float] = mapped_column(Float)
     session_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class PresenceRow(Base):
+    """A ladder player's presence in one of their games (:mod:`serving.ladder.presence`):
+    whether a stream of theirs follows it, how often they left it, since when they are away
+    and, from the fourth disconnection on, when the absence loses the game on time."""
+
+    __tablename__ = "ladder_presence"
+
+    session_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seat: Mapped[str] = mapped_column(String(16), primary_key=True)
+    present: Mapped[bool] = mapped_column(Boolean, default=False)
+    disconnections: Mapped[int] = mapped_column(Integer, default=0)
+    absent_since: Mapped[float | None] = mapped_column(Float, nullable=True)
+    loses_at: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
+
+
+class StreamRow(Base):
+    """One open event stream that a ladder player authenticated in their game, kept alive by
+    its process's heartbeat (``seen``): a row whose heartbeat stopped belongs to a process
+    that died, and is swept by any other."""
+
+    __tablename__ = "ladder_streams"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(64), index=True)
+    seat: Mapped[str] = mapped_column(String(16))
+    seen: Mapped[float] = mapped_column(Float, index=True)
 
 
 def lock_players(s: Session, ids: Iterable[str]) -> dict[str, PlayerRow]:

@@ -44,7 +44,9 @@ class Ctx:
     """One session being worked on: its data, game, adapter, committed state and the time.
 
     ``outbox``: events an operation publishes with its commit beyond what the commit's changes
-    say by themselves (:meth:`publish`)."""
+    say by themselves (:meth:`publish`). ``presence``: a ladder game's players' presence per
+    seat as loaded with the session (:mod:`serving.ladder.presence`, None elsewhere): shown
+    in the view, and a seat's ``loses_at`` ends the game on time (:mod:`.timeouts`)."""
 
     data: SessionData
     game: Game
@@ -53,6 +55,7 @@ class Ctx:
     now: float
     base: Baseline = field(init=False)
     outbox: list[tuple[str, dict[str, Any]]] = field(init=False, default_factory=list)
+    presence: dict[str, dict[str, Any]] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.base = Baseline.of(self.data)

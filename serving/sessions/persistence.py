@@ -19,6 +19,7 @@ import copy
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from serving.adapters import get_adapter
@@ -94,6 +95,9 @@ class SessionRepository:
         self.store = store
         self.clock = clock
         self.cache = StateCache()
+        #: Loads a session's players' presence (``Ctx.presence``); the ladder installs it.
+        self.presence: Callable[[SessionData], dict[str, dict[str, Any]] | None] = (
+            lambda data: None)
 
     def plan(self, data: SessionData) -> None:
         """Set what a new session waits for, before it is stored (by :meth:`insert` or in a
@@ -118,6 +122,7 @@ class SessionRepository:
         A stored schedule that disagrees with the session (rows from before it existed) is
         corrected here, whoever loads it first."""
         ctx = self._rebuild(data)
+        ctx.presence = self.presence(data)
         planned = schedule(ctx)
         if planned != (data.ai_turn, data.deadline):
             data.ai_turn, data.deadline = planned

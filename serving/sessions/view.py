@@ -62,12 +62,20 @@ def session_view(ctx: Ctx, ai_thinking: bool, ai_error: str | None) -> dict[str,
         "scoring": scoring,
         "draw_offer": data.extras.get("draw_offer"),
         "result": data.result,
-        "ladder": data.extras.get("ladder"),
+        "ladder": ladder_view(ctx),
         "ai_thinking": ai_thinking,
         "ai_error": ai_error,
         "created": data.created,
         "updated": data.updated,
     }
+
+
+def ladder_view(ctx: Ctx) -> dict[str, Any] | None:
+    """A ladder game's record, with its players' presence while it is loaded."""
+    ladder = ctx.data.extras.get("ladder")
+    if ladder is None or ctx.presence is None:
+        return ladder
+    return {**ladder, "presence": ctx.presence}
 
 
 class SharedViews:
@@ -102,3 +110,8 @@ class SharedViews:
                 while len(self._items) > self.size:
                     self._items.popitem(last=False)
             return view
+
+    def forget(self, sid: str) -> None:
+        """Drop ``sid``'s view: something it shows changed without a new version (presence)."""
+        with self._lock:
+            self._items.pop(sid, None)

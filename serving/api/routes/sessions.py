@@ -8,7 +8,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Response, status
 from starlette.concurrency import run_in_threadpool
 
-from serving.api.deps import ManagerDep, SettingsDep, TokenDep
+from serving.api.deps import LadderDep, ManagerDep, SettingsDep, TokenDep
 from serving.api.models import (
     DeadStonesUpdate,
     MoveCreate,
@@ -86,6 +86,11 @@ The session live, as server-sent events (`text/event-stream`), or NDJSON with
   null once a move clears it), `draw` (a draw agreed), `end` (the result; the stream then
   ends). Other kinds may appear (one per new session feature): read `kind`, skip what you do
   not know. Every event's `data` has the session `version` it produced.
+* In a ladder game, a stream opened with a player's own token (`Authorization: Bearer`) is
+  that player's presence: `presence` events (`seat`, `player`, `present`, `disconnections`,
+  `absent_since`, `loses_at`) tell the others when they leave and return, and from the fourth
+  disconnection an absence longer than their byo-yomi left loses on time (docs/ladder.md).
+  Without a token, or with one that is no seat's, a stream is a spectator's.
 * Reconnect with `Last-Event-ID` (or `?last_event_id=`) to resume exactly after that event;
   `0` replays the session's events from the first. Keep-alive every 15 s; 204 once the session
   is over and everything was read.
@@ -97,14 +102,17 @@ The session live, as server-sent events (`text/event-stream`), or NDJSON with
     **stream_doc("follow the session live (server-sent events or NDJSON)", EVENTS_DOC,
                  {404: "no such session"}),
 )
-async def session_events(session_id: str, manager: ManagerDep, stream: StreamDep) -> Response:
-    await run_in_threadpool(manager.get, session_id)  # 404 for an unknown session
-    return await stream.open(
+async def session_events(
+    session_id: str, manager: ManagerDep, stream: StreamDep, ladder: LadderDep, token: TokenDep
+) -> Response:
+    ctx = await run_in_threadpool(manager.get, session_id)  # 404 for an unknown session
+    response = await stream.open(
         channel(session_id),
         snapshot=lambda: manager.snapshot(session_id),
         refresh=lambda events: manager.current_view(
             session_id, max(ev.data["version"] for ev in events)),
     )
+    return ladder.presence.attend(response, ctx.data, token)  # a ladder player's presence
 
 
 @router.post("/{session_id}/moves", response_model=SessionPublic, responses=_WRITE,
