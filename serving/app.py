@@ -193,9 +193,12 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         if metrics is not None:
             ai.on_search = metrics.observe_search
             ranking.matcher.on_matched = metrics.queue_wait.observe
-        # A stop, in this order: streams end (their clients reconnect elsewhere), no AI seat
-        # starts a search and every lease goes back (another replica takes the sessions over
-        # at its next poll), waiting searches answer 503 and the search processes stop.
+        # A stop, in this order: ladder presence stops counting this process's streams (a
+        # stopping server is no player's disconnection: its rows go stale and the other
+        # replicas' sweep judges them), streams end (their clients reconnect elsewhere), no AI
+        # seat starts a search and every lease goes back (another replica takes the sessions
+        # over at its next poll), waiting searches answer 503 and the search processes stop.
+        lifecycle.on_stop("presence", ranking.presence.close)
         lifecycle.on_stop("streams", store.events.wakeups.close)
         lifecycle.on_stop("sessions", manager.close)
         lifecycle.on_stop("searches", ai.stop)

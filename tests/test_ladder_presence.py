@@ -296,3 +296,22 @@ def test_two_replicas_count_one_player_across_both(tmp_path, clock, postgres_url
             b.app.state.ladder.presence.tick()  # B sweeps A's stale stream
             assert presence(b, s)["white"] == {**presence(b, s)["white"], "present": True,
                                                "disconnections": 1}
+
+
+def test_a_server_that_stops_counts_no_disconnection(client):
+    """The service's stop ends every stream; presence stops counting first, so a deploy is
+    nobody's disconnection (the other replicas' sweep judges the rows left behind)."""
+    from sqlalchemy import select
+
+    from serving.ladder.store import PresenceRow
+
+    s = game(client)
+    steps = client.app.state.lifecycle._steps  # the stop's steps, in order
+    names = [name for name, _ in steps]
+    with follow(client, s, s["tokens"]["white"]):
+        for _, step in steps[: names.index("streams") + 1]:  # the stop up to the streams' end
+            step()
+    with client.app.state.ladder.store.reader() as tx:
+        row = tx.execute(select(PresenceRow).where(PresenceRow.session_id == s["id"],
+                                                   PresenceRow.seat == "white")).scalar_one()
+        assert (row.present, row.disconnections) == (True, 0)
