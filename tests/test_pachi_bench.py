@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import re
 import subprocess
 import sys
 import tarfile
@@ -41,6 +42,8 @@ for line in sys.stdin:
     cmd = line.split()
     if not cmd:
         continue
+    if cmd[0] == "genmove":
+        print("searched", file=sys.stderr, flush=True)
     print("= pass" if cmd[0] == "genmove" else "=", end="\\n\\n", flush=True)
     if cmd[0] == "quit":
         break
@@ -97,15 +100,18 @@ def test_missing_pachi_says_how_to_build(tmp_path: Path,
 
 
 def test_timed_client_counts_genmoves(tmp_path: Path) -> None:
-    """Only genmove is timed (per-move figures); CPU time is read from /proc on Linux."""
+    """Only genmove is timed (per-move figures); CPU time is read from /proc on Linux; the
+    program's stderr goes to the log given (--opponent-log)."""
     script = tmp_path / "fake_gtp.py"
     script.write_text(FAKE_GTP)
-    with match.TimedClient([sys.executable, str(script)]) as client:
+    with open(tmp_path / "stderr.log", "w") as log, \
+            match.TimedClient([sys.executable, str(script)], stderr=log) as client:
         assert client("boardsize 9") == ""
         assert client("genmove b") == "pass" and client("genmove w") == "pass"
         assert client.moves == 2 and client.seconds > 0
         cpu = client.cpu_seconds()
         assert cpu is None or cpu >= 0
+    assert (tmp_path / "stderr.log").read_text() == "searched\nsearched\n"
     assert match.per_move(3.0, 2) == "1.50 s/move" and match.per_move(0.0, 0) == "- s/move"
 
 
@@ -163,7 +169,10 @@ def test_real_pachi_builds_and_plays() -> None:
     assert proc.returncode == 0
     answers = [line for line in proc.stdout.splitlines() if line.startswith("=")]
     assert len(answers) == 5 and answers[3][2:] and answers[3][2:] != "resign"
-    assert "[1000] best" in proc.stderr  # the fixed count, not a time limit
+    # the winner line counts the playouts of this search: the fixed count, not a time limit
+    # (1001: Pachi stops on the first count past N); no pattern file or network was loaded
+    assert re.search(r"\*\*\* WINNER is \w+ .* \(\d+/\d+:100[01]/100[01] games\)", proc.stderr)
+    assert "No spatial dictionary" in proc.stderr and "dcnn" not in proc.stderr.lower()
     qizero = [sys.executable, str(REPO / "qizero_cli.py"), "gtp", "stereo_go", "random",
               "--board", "9x9", "--rules", "area", "--seed", "1"]
     with GtpClient(match.pachi_argv(pachi, 1000, 1)) as pa, GtpClient(qizero) as qz:
