@@ -244,14 +244,17 @@ def format_score(margin: float) -> str:
 class GtpClient:
     """Another GTP program, as a subprocess: ``client("genmove b") -> "D4"``.
 
-    Raises :class:`GtpError` when the program answers ``?`` or exits.
+    Raises :class:`GtpError` when the program answers ``?`` or exits. Its standard error is
+    discarded unless ``stderr`` (a file) keeps it: engines such as Pachi log their search there.
     """
 
-    def __init__(self, argv: Sequence[str], cwd: str | None = None) -> None:
+    def __init__(
+        self, argv: Sequence[str], cwd: str | None = None, stderr: IO[Any] | None = None,
+    ) -> None:
         self.argv = list(argv)
         self.proc = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, cwd=cwd,
+            stderr=subprocess.DEVNULL if stderr is None else stderr, text=True, cwd=cwd,
         )
 
     def __call__(self, command: str) -> str:
