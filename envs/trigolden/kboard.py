@@ -29,6 +29,7 @@ import numpy as np
 
 from envs.trigolden.kgeom import (
     ACTION,
+    CLS,
     DEPTH,
     DIR,
     EDGE,
@@ -324,7 +325,7 @@ def structures(bi: np.ndarray, bf: np.ndarray, n: int, ci: np.ndarray, cf: np.nd
                 if apart(cf, i, bf, j):
                     continue
                 for e in range(bi[j, NV]):
-                    if bi[j, DIR + e] % 5 == c and strictly_inside(ci, i, k, bi, j, e):
+                    if bi[j, CLS + e] == c and strictly_inside(ci, i, k, bi, j, e):
                         out[ns, 0], out[ns, 1] = j, bi[j, LAB + e]
                         for d in range(4):
                             out[ns, 2 + d] = ci[i, V + 4 * k + d]

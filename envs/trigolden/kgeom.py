@@ -50,7 +50,8 @@ SC = ACTION + 1  # scoring contact with the board (standard exception)
 TOUCH = SC + 1  # any TriGolden contact with the board (draft)
 # Per vertex k and class c, the line key at KA + 2(5k + c) and the position at PA + 2(5k + c)
 # (pairs a, b): stored because the predicates read them far more often than vertices move.
-KA = TOUCH + 1
+CLS = TOUCH + 1  # line class of edge k (its direction mod 5), stored to spare a modulo
+KA = CLS + MAX_E
 PA = KA + 10 * MAX_E
 ROW = PA + 10 * MAX_E
 # float64 row: bounding box.
@@ -89,8 +90,10 @@ def sign_phi(a: int, b: int) -> int:
 
 @leaf
 def set_keys(r: np.ndarray) -> None:
-    """Compute the line keys and positions of every vertex of r from its coordinates."""
+    """Compute the line keys and positions of every vertex of r from its coordinates, and
+    the class of every edge."""
     for k in range(r[NV]):
+        r[CLS + k] = r[DIR + k] % 5
         o = V + 4 * k
         for c in range(5):
             for h in range(2):
@@ -166,11 +169,11 @@ def same_point(r: np.ndarray, i: int, k: int, s: np.ndarray, j: int, q: int) -> 
 @leaf
 def strictly_inside(r: np.ndarray, i: int, k: int, s: np.ndarray, j: int, e: int) -> bool:
     """Whether vertex k of row r[i] lies on edge e of s[j] strictly between its endpoints."""
-    c = s[j, DIR + e] % 5
+    c = s[j, CLS + e]
     rk, se = KA + 10 * k + 2 * c, KA + 10 * e + 2 * c
     if r[i, rk] != s[j, se] or r[i, rk + 1] != s[j, se + 1]:
         return False
-    e2 = (e + 1) % s[j, NV]
+    e2 = e + 1 if e + 1 < s[j, NV] else 0
     rp, s0, s1 = PA + 10 * k + 2 * c, PA + 10 * e + 2 * c, PA + 10 * e2 + 2 * c
     d0 = sign_phi(r[i, rp] - s[j, s0], r[i, rp + 1] - s[j, s0 + 1])
     d1 = sign_phi(r[i, rp] - s[j, s1], r[i, rp + 1] - s[j, s1 + 1])
@@ -181,13 +184,14 @@ def strictly_inside(r: np.ndarray, i: int, k: int, s: np.ndarray, j: int, e: int
 def edges_meet(r: np.ndarray, i: int, e: int, s: np.ndarray, j: int, f: int) -> bool:
     """Rule 3: whether edge e of r[i] and edge f of s[j] lie along one line over a positive
     length."""
-    c = r[i, DIR + e] % 5
-    if s[j, DIR + f] % 5 != c:
+    c = r[i, CLS + e]
+    if s[j, CLS + f] != c:
         return False
     re, sf = KA + 10 * e + 2 * c, KA + 10 * f + 2 * c
     if r[i, re] != s[j, sf] or r[i, re + 1] != s[j, sf + 1]:
         return False
-    e2, f2 = (e + 1) % r[i, NV], (f + 1) % s[j, NV]
+    e2 = e + 1 if e + 1 < r[i, NV] else 0
+    f2 = f + 1 if f + 1 < s[j, NV] else 0
     a, b = PA + 10 * e + 2 * c, PA + 10 * e2 + 2 * c
     r0a, r0b, r1a, r1b = r[i, a], r[i, a + 1], r[i, b], r[i, b + 1]
     if sign_phi(r0a - r1a, r0b - r1b) > 0:

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from envs.trigolden.kboard import MAX_STRUCT, judge, lay, make_row, openings, push, structures
+from envs.trigolden.kdraw import draw_first, draw_second, select
 from envs.trigolden.kgeom import (
     FROW,
     KIND,
@@ -33,21 +34,6 @@ from envs.trigolden.kturn import turn_options
 ONGOING, FINISHED, ARBITRATION = 0, 1, 2
 # info slots returned by step
 I_TO_PLAY, I_FIRST, I_CONTACT, I_FREE, I_OUTCOME, I_CLAIMANT, I_NPASS = range(7)
-
-
-@njit(cache=True)
-def select(li: np.ndarray, lf: np.ndarray, nl: int, player: int,
-           hand: np.ndarray) -> tuple:
-    """The placements of ``player`` in the list, of kinds still in hand (copied rows)."""
-    ci = np.empty((max(nl, 1), ROW), dtype=np.int64)
-    cf = np.empty((max(nl, 1), FROW))
-    nc = 0
-    for c in range(nl):
-        if li[c, OWNER] == player and hand[li[c, KIND]] > 0:
-            copy_row(ci, nc, li, c)
-            copy_row(cf, nc, lf, c)
-            nc += 1
-    return ci, cf, nc
 
 
 @njit(cache=True)
@@ -108,6 +94,28 @@ def advance_list(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.
 
 
 @njit(cache=True)
+def place(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.ndarray, nl: int,
+          action: int, mover: int, hands: np.ndarray, bracing: bool, tab: tuple) -> tuple:
+    """The placement itself: piece n on the board, its structures and points, the hand and
+    the list of legal placements updated. Returns ``(structs, ns, gained, li, lf, nl, row)``
+    (``row`` is the piece's row with its contacts before it was placed)."""
+    row = np.empty((1, ROW), dtype=np.int64)
+    f = np.empty((1, FROW))
+    make_row(bi, mover, action, tab, row, f, 0)
+    judge(bi, bf, n, row, f, 0)
+    sbuf = np.empty((MAX_STRUCT, 8), dtype=np.int64)
+    ns = structures(bi, bf, n, row, f, 0, sbuf)
+    push(bi, bf, n, row, f, 0)
+    li, lf, nl = advance_list(bi, bf, n, li, lf, nl, row, f, tab)
+    gained = np.zeros(2, dtype=np.int64)
+    for s in range(ns):
+        piece = sbuf[s, 6] if bracing else sbuf[s, 0]
+        gained[bi[piece, OWNER]] += sbuf[s, 7]
+    hands[mover, row[0, KIND]] -= 1
+    return sbuf, ns, gained, li, lf, nl, row
+
+
+@njit(cache=True)
 def step(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.ndarray, nl: int,
          action: int, mover: int, hands: np.ndarray, first: int, free_pairs: bool,
          standard: bool, bracing: bool, tab: tuple) -> tuple:
@@ -120,22 +128,11 @@ def step(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.ndarray,
     passed (draft), the next position's options (empty when the game is over) and the new
     list of legal placements.
     """
-    row = np.empty((1, ROW), dtype=np.int64)
-    f = np.empty((1, FROW))
-    make_row(bi, mover, action, tab, row, f, 0)
-    judge(bi, bf, n, row, f, 0)
-    sbuf = np.empty((MAX_STRUCT, 8), dtype=np.int64)
-    ns = structures(bi, bf, n, row, f, 0, sbuf)
-    push(bi, bf, n, row, f, 0)
-    li, lf, nl = advance_list(bi, bf, n, li, lf, nl, row, f, tab)
+    sbuf, ns, gained, li, lf, nl, row = place(bi, bf, n, li, lf, nl, action, mover, hands,
+                                              bracing, tab)
     r = row[0]
     m = n + 1
-    gained = np.zeros(2, dtype=np.int64)
-    for s in range(ns):
-        piece = sbuf[s, 6] if bracing else sbuf[s, 0]
-        gained[bi[piece, OWNER]] += sbuf[s, 7]
-    in_before = hands[mover].sum()
-    hands[mover, r[KIND]] -= 1
+    in_before = hands[mover].sum() + 1
     info = np.zeros(7, dtype=np.int64)
     passes = np.zeros(2, dtype=np.int64)
     info[I_CLAIMANT] = -1
@@ -173,30 +170,6 @@ def _no_options() -> tuple:
 
 
 @njit(cache=True)
-def _draw_first(rng: np.random.Generator, corder: np.ndarray, cinfo: np.ndarray) -> int:
-    """``playout.draw_first_piece``: the first placement of a uniform permutation of the legal
-    ones (rules 1-4) that is in the mask; -1 if none."""
-    for p in rng.permutation(corder.shape[0]):
-        if cinfo[p] == 2:
-            return corder[p]
-    return -1
-
-
-@njit(cache=True)
-def _draw_second(rng: np.random.Generator, corder: np.ndarray, cinfo: np.ndarray,
-                 oblige: bool) -> int:
-    """``playout.draw_second_piece``: among the allowed second pieces in candidate order, a
-    uniform one (no obligation) or the first of a uniform permutation in the mask."""
-    sel = np.flatnonzero(cinfo >= 1)
-    if not oblige:
-        return corder[sel[rng.integers(0, sel.shape[0])]]
-    for p in rng.permutation(sel.shape[0]):
-        if cinfo[sel[p]] == 2:
-            return corder[sel[p]]
-    return -1
-
-
-@njit(cache=True)
 def random_playout(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.ndarray,
                    nl: int, hands: np.ndarray, mover: int, first: int, free_pairs: bool,
                    legal: np.ndarray, scores: np.ndarray, standard: bool, bracing: bool,
@@ -212,6 +185,9 @@ def random_playout(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: n
     if max_plies <= 0:
         return ONGOING, -1, 0
     action = legal[rng.integers(0, legal.shape[0])]
+    if standard:
+        return standard_playout(bi, bf, n, li, lf, nl, hands, mover, first, action, scores,
+                                bracing, rng, max_plies, tab)
     plies = 0
     while True:
         _, gained, info, _, opts, li, lf, nl = step(bi, bf, n, li, lf, nl, action, mover,
@@ -220,16 +196,46 @@ def random_playout(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: n
         n += 1
         plies += 1
         scores += gained
-        if standard and plies >= max_plies:
-            return ONGOING, -1, plies
         if info[I_OUTCOME] != ONGOING:
             return info[I_OUTCOME], info[I_CLAIMANT], plies
         if plies >= max_plies:
             return ONGOING, -1, plies
         mover, first, free_pairs = info[I_TO_PLAY], info[I_FIRST], info[I_FREE] != 0
-        if not standard:
-            action = opts[0][rng.integers(0, opts[0].shape[0])]
-        elif first >= 0:
-            action = _draw_second(rng, opts[5], opts[6], hands[1 - mover].sum() > 0)
-        else:
-            action = _draw_first(rng, opts[5], opts[6])
+        action = opts[0][rng.integers(0, opts[0].shape[0])]
+
+
+@njit(cache=True)
+def standard_playout(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.ndarray,
+                     nl: int, hands: np.ndarray, mover: int, first: int, action: int,
+                     scores: np.ndarray, bracing: bool, rng: np.random.Generator,
+                     max_plies: int, tab: tuple) -> tuple:
+    """The standard variant's playout loop, as ``playout.random_playout``: each placement is
+    drawn by rejection (``kdraw``), without building the whole mask."""
+    plies = 0
+    while True:
+        _, _, gained, li, lf, nl, row = place(bi, bf, n, li, lf, nl, action, mover, hands,
+                                              bracing, tab)
+        in_before = hands[mover].sum() + 1
+        scores += gained
+        plies += 1
+        n += 1
+        if plies >= max_plies:
+            return ONGOING, -1, plies
+        if row[0, TARGET] >= 0 and first < 0 and in_before >= 2:
+            second = draw_second(bi, bf, n, li, lf, nl, mover, hands, n - 1, row[0, SC] != 0,
+                                 rng, tab)
+            if second >= 0:
+                first, action = n - 1, second
+                continue
+        first = -1
+        for k in range(3):
+            if k == 2:
+                return FINISHED, -1, plies
+            player = 1 - mover if k == 0 else mover
+            if hands[player].sum() == 0:
+                continue
+            action = draw_first(bi, bf, n, li, lf, nl, player, hands, rng, tab)
+            if action < 0:
+                return ARBITRATION, player, plies
+            mover = player
+            break
