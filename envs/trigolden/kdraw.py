@@ -126,7 +126,8 @@ def draw_first(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.nd
             verdict = KEEPS if has_partner(ci, cf, nc, i, hand, True, False) else ILLEGAL
         else:
             m = 0
-            for j in range(nc):
+            for d in range(1, nc):  # neighbours first: partners on the same target
+                j = (i + d) % nc
                 if pair_ok(ci, cf, i, j, hand, True, False):
                     if _quick(bi, bf, n, ci, cf, i, j, 1 - player, opp_hand, tab, judge):
                         verdict = KEEPS

@@ -28,6 +28,8 @@ import math
 import numpy as np
 from numba import njit
 
+from envs.trigolden import kcache  # noqa: F401  (drops a stale cache before compiling)
+
 #: Most edges of a piece kind the rows hold (a larger piece set uses the Python engine).
 MAX_E = 4
 # int64 row layout of a polygon.
@@ -63,6 +65,8 @@ GAP = 1e-6
 #: nothing, and an array passed to a compiled call otherwise costs two atomic reference-count
 #: updates, which measured 10x the cost of the predicates themselves.
 leaf = njit(cache=True, _nrt=False)
+#: The smallest predicates are also inlined where they are called (numba IR inlining).
+tiny = njit(cache=True, _nrt=False, inline="always")
 
 # sin(36 m deg) / sin 36 deg and 2 cos(36 m deg), as (a, b) meaning a + b*phi.
 _SIN_AB = ((0, 0), (1, 0), (0, 1), (0, 1), (1, 0), (0, 0), (-1, 0), (0, -1), (0, -1), (-1, 0))
@@ -74,7 +78,7 @@ COS = np.array([math.cos(math.radians(36 * k)) for k in range(4)])
 SIN = np.array([math.sin(math.radians(36 * k)) for k in range(4)])
 
 
-@leaf
+@tiny
 def sign_phi(a: int, b: int) -> int:
     """The sign of ``a + b*phi``, exactly."""
     x = 2 * a + b  # 2(a + b*phi) = x + b*sqrt(5)
@@ -140,14 +144,14 @@ def copy_row(dst: np.ndarray, i: int, src: np.ndarray, j: int) -> None:
 # reference counting, which dominated the first version's profile.
 
 
-@leaf
+@tiny
 def apart(f: np.ndarray, i: int, g: np.ndarray, j: int) -> bool:
     """Whether two boxes are clearly apart (then the polygons share no point)."""
     return (f[i, XMIN] > g[j, XMAX] + GAP or g[j, XMIN] > f[i, XMAX] + GAP
             or f[i, YMIN] > g[j, YMAX] + GAP or g[j, YMIN] > f[i, YMAX] + GAP)
 
 
-@leaf
+@tiny
 def overlap(r: np.ndarray, i: int, s: np.ndarray, j: int) -> bool:
     """Rule 2: whether the interiors of two convex polygons meet (separating axes, exact)."""
     for c in range(5):
@@ -159,14 +163,14 @@ def overlap(r: np.ndarray, i: int, s: np.ndarray, j: int) -> bool:
     return True
 
 
-@leaf
+@tiny
 def same_point(r: np.ndarray, i: int, k: int, s: np.ndarray, j: int, q: int) -> bool:
     o, p = V + 4 * k, V + 4 * q
     return r[i, o] == s[j, p] and r[i, o + 1] == s[j, p + 1] and r[i, o + 2] == s[j, p + 2] \
         and r[i, o + 3] == s[j, p + 3]
 
 
-@leaf
+@tiny
 def strictly_inside(r: np.ndarray, i: int, k: int, s: np.ndarray, j: int, e: int) -> bool:
     """Whether vertex k of row r[i] lies on edge e of s[j] strictly between its endpoints."""
     c = s[j, CLS + e]
@@ -180,7 +184,7 @@ def strictly_inside(r: np.ndarray, i: int, k: int, s: np.ndarray, j: int, e: int
     return d0 * d1 < 0
 
 
-@leaf
+@tiny
 def edges_meet(r: np.ndarray, i: int, e: int, s: np.ndarray, j: int, f: int) -> bool:
     """Rule 3: whether edge e of r[i] and edge f of s[j] lie along one line over a positive
     length."""
@@ -203,14 +207,14 @@ def edges_meet(r: np.ndarray, i: int, e: int, s: np.ndarray, j: int, f: int) -> 
     return sign_phi(r0a - s1a, r0b - s1b) < 0 and sign_phi(s0a - r1a, s0b - r1b) < 0
 
 
-@leaf
+@tiny
 def first_free(r: np.ndarray, i: int) -> int:
     """Index of the first free vertex: 2 for a placement (0 and 1 lie on the attached edge),
     0 for the opening piece."""
     return 2 if r[i, TARGET] >= 0 else 0
 
 
-@leaf
+@tiny
 def edge_contact(r: np.ndarray, i: int, first_r: int, s: np.ndarray, j: int) -> bool:
     """Whether an edge of r[i] from edge ``first_r`` on lies along an edge of s[j] (rule 3)."""
     for e in range(first_r, r[i, NV]):
@@ -220,7 +224,7 @@ def edge_contact(r: np.ndarray, i: int, first_r: int, s: np.ndarray, j: int) -> 
     return False
 
 
-@leaf
+@tiny
 def vertex_on_vertex(r: np.ndarray, i: int, first_r: int, s: np.ndarray, j: int) -> bool:
     """Whether a vertex of r[i] from ``first_r`` on is a vertex of s[j] (rule 4)."""
     for k in range(first_r, r[i, NV]):
@@ -230,7 +234,7 @@ def vertex_on_vertex(r: np.ndarray, i: int, first_r: int, s: np.ndarray, j: int)
     return False
 
 
-@leaf
+@tiny
 def vertex_on_edge(r: np.ndarray, i: int, first_r: int, s: np.ndarray, j: int) -> bool:
     """Whether a vertex of r[i] from ``first_r`` on lies strictly inside an edge of s[j]."""
     for k in range(first_r, r[i, NV]):

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from envs.trigolden.kboard import judge, lay, push
-from envs.trigolden.kgeom import EDGE, FROW, KIND, LAB, NV, ROW, TEDGE, compatible
+from envs.trigolden.kgeom import EDGE, FROW, KIND, LAB, NV, ROW, TARGET, TEDGE, compatible
 from envs.trigolden.kpairs import has_complete_turn, pair_ok
 
 MAX_WITNESSES = 64
@@ -42,7 +42,8 @@ def witnesses(oi: np.ndarray, of: np.ndarray, no: int, hand: np.ndarray) -> np.n
     for i in range(no):
         for d in range(1, min(no, NEIGHBOURS + 1)):
             j = (i + d) % no
-            if pair_ok(oi, of, i, j, hand, True, False):
+            # Two pieces on one target make a turn whatever their contacts: the cheap kind.
+            if oi[j, TARGET] == oi[i, TARGET] and pair_ok(oi, of, i, j, hand, True, False):
                 out[nw, 0], out[nw, 1] = i, j
                 nw += 1
                 break
