@@ -51,7 +51,7 @@ from envs.trigolden.kplay import (
     step,
 )
 from envs.trigolden.kturn import options_from_scratch
-from envs.trigolden.pieces import PieceSet, Shape
+from envs.trigolden.pieces import GOLDEN, PieceKind, PieceSet, Shape, make_piece_set
 from envs.trigolden.rules import BRACING, STANDARD, Rules, Structure, TurnOptions
 from envs.trigolden.state import ONGOING, TriGoldenState
 
@@ -196,10 +196,19 @@ class Kernel:
         if not supported(rules.pieces):
             raise ValueError(f"the compiled core holds pieces of at most {MAX_E} edges")
         self.rules = rules
+        #: What :func:`kernel_for` needs to build an equal kernel (pickles carry this).
+        self.key = (rules.pieces.kinds, rules.variant, rules.n, scoring)
         self.tab = make_tables(rules)
         self.standard = rules.variant == STANDARD
         self.bracing = scoring == BRACING
         self._no_list = (np.zeros((0, ROW), dtype=np.int64), np.zeros((0, FROW)))
+
+    def replay(self, moves: tuple[int, ...]) -> TriGoldenState:
+        """The state after ``moves`` (trusted: not checked), played from the start."""
+        state = self.initial_state()
+        for action in moves:
+            state = self.apply(state, action)
+        return state
 
     def initial_state(self) -> TriGoldenState:
         bi, bf = new_board(self.rules.max_pieces)
@@ -258,3 +267,17 @@ class Kernel:
         return options_from_scratch(bi, bf, len(board.pieces), mover,
                             np.array(hands, dtype=np.int64), first, first_contact,
                             free_pairs, self.standard, self.tab)
+
+
+_KERNELS: dict[tuple, Kernel] = {}
+
+
+def kernel_for(kinds: tuple[PieceKind, ...], variant: str, n: int, scoring: str) -> Kernel:
+    """The kernel of a configuration, built once per process (states pickle this key, not
+    the kernel's tables)."""
+    key = (kinds, variant, n, scoring)
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        pieces = GOLDEN if kinds == GOLDEN.kinds else make_piece_set(kinds)
+        kernel = _KERNELS[key] = Kernel(Rules(pieces, variant, n), scoring)
+    return kernel

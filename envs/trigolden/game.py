@@ -39,7 +39,7 @@ import numpy as np
 
 from envs.core import ConfigError, Game, GameSpec, IllegalMove, InvalidState
 from envs.trigolden import observation as obs_mod
-from envs.trigolden.engine import Kernel, supported
+from envs.trigolden.engine import kernel_for, supported
 from envs.trigolden.geometry import Candidate
 from envs.trigolden.match_score import match_result
 from envs.trigolden.obligation import ends_the_turn
@@ -133,8 +133,8 @@ class TriGolden(Game[TriGoldenState]):
         c = self.config
         self.pieces = GOLDEN if pieces is None else pieces
         self.rules = Rules(self.pieces, c.variant, c.n)
-        self.kernel = None if reference or not supported(self.pieces) else Kernel(
-            self.rules, c.scoring)
+        self.kernel = None if reference or not supported(self.pieces) else kernel_for(
+            self.pieces.kinds, c.variant, c.n, c.scoring)
         self.max_pieces = self.rules.max_pieces
         self._spec = GameSpec(
             id="trigolden",

@@ -3,7 +3,9 @@
 
 Why one call: the Python side of a step is then a handful of array reads, so a new position
 costs what the kernel costs. ``step`` works in place on the board arrays it is given (the
-caller copies them for immutable states); ``random_playout`` loops it on one copy.
+caller copies them for immutable states). ``random_playout`` plays on one copy: the draft
+draws from each full mask (``step``), the standard variant places (``place``) and draws the
+next placement without the mask (``kdraw``), as the reference engines do.
 """
 
 from __future__ import annotations

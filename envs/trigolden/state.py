@@ -78,13 +78,21 @@ class TriGoldenState:
 
     def __getstate__(self) -> dict:
         data = {name: getattr(self, name) for name in self.__slots__}
-        if self.core is not None:  # built on first use: not part of the state
+        if self.core is not None:
+            # The core's arrays are a function of the moves (rebuilt on loading); the Python
+            # board and options are built on first use. Neither is part of the pickle.
             data["_board"] = data["_options"] = None
+            data["core"] = ("kernel", self.core.kernel.key)
         return data
 
     def __setstate__(self, data: dict) -> None:
         for name, value in data.items():
             object.__setattr__(self, name, value)
+        if isinstance(self.core, tuple):
+            from envs.trigolden.engine import kernel_for  # the engine imports this module
+
+            kernel = kernel_for(*self.core[1])
+            object.__setattr__(self, "core", kernel.replay(self.moves).core)
 
     def __copy__(self) -> TriGoldenState:
         return self
