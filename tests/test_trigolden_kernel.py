@@ -177,7 +177,11 @@ def polygon_of(rows: np.ndarray, i: int) -> list[tuple[float, float]]:
 
 
 def shapely_overlap(p: list, q: list) -> bool:
-    return Polygon(p).intersection(Polygon(q)).area > TOL
+    """Interiors overlap: q shrunk by a tolerance still meets p. (The intersection's area is
+    not robust here: for a triangle whose vertices all lie on a parallelogram's boundary,
+    GEOS returned an empty intersection.)"""
+    inner = Polygon(q).buffer(-1e-7)
+    return not inner.is_empty and Polygon(p).intersects(inner)
 
 
 def segments(p: list) -> list[LineString]:

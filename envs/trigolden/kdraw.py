@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from envs.trigolden.kgeom import ACTION, FROW, KIND, OWNER, ROW, SC, TARGET, compatible, copy_row
-from envs.trigolden.kobl import _answered, keeps_exactly, witnesses
+from envs.trigolden.kobl import answered, keeps_exactly, witnesses
 from envs.trigolden.kpairs import has_partner, pair_ok
 
 ILLEGAL, BREAKS, KEEPS = 0, 1, 2
@@ -60,7 +60,7 @@ def _quick(bi: np.ndarray, bf: np.ndarray, n: int, ci: np.ndarray, cf: np.ndarra
         bits &= _surv(ci, cf, j, oi, of, wit, surv, done)
     if bits:
         return True
-    return _answered(bi, bf, n, ci, cf, i, j, opponent, opp_hand, tab, state, ans, ansf)
+    return answered(bi, bf, n, ci, cf, i, j, opponent, opp_hand, tab, state, ans, ansf)
 
 
 @njit(cache=True)

@@ -143,7 +143,7 @@ def obliged(bi: np.ndarray, bf: np.ndarray, n: int, ci: np.ndarray, cf: np.ndarr
         if not sel[i]:
             continue
         if ends:
-            keep[i] = surv[i] != 0 or _answered(bi, bf, n, ci, cf, i, -1, opponent, opp_hand,
+            keep[i] = surv[i] != 0 or answered(bi, bf, n, ci, cf, i, -1, opponent, opp_hand,
                                                 tab, state, ans, ansf) \
                 or keeps_exactly(bi, bf, n, ci, cf, i, -1, opponent, opp_hand, tab)
             continue
@@ -154,7 +154,7 @@ def obliged(bi: np.ndarray, bf: np.ndarray, n: int, ci: np.ndarray, cf: np.ndarr
         if keep[i]:
             continue
         for j in range(nc):
-            if pair_ok(ci, cf, i, j, hand, True, False) and _answered(
+            if pair_ok(ci, cf, i, j, hand, True, False) and answered(
                     bi, bf, n, ci, cf, i, j, opponent, opp_hand, tab, state, ans, ansf):
                 keep[i] = True
                 break
@@ -169,7 +169,7 @@ def obliged(bi: np.ndarray, bf: np.ndarray, n: int, ci: np.ndarray, cf: np.ndarr
 
 
 @njit(cache=True)
-def _answered(bi: np.ndarray, bf: np.ndarray, n: int, ci: np.ndarray, cf: np.ndarray, i: int,
+def answered(bi: np.ndarray, bf: np.ndarray, n: int, ci: np.ndarray, cf: np.ndarray, i: int,
               j: int, opponent: int, opp_hand: np.ndarray, tab: tuple, state: np.ndarray,
               ans: np.ndarray, ansf: np.ndarray) -> bool:
     """Test 2 for the turn (ci[i], ci[j]) (j = -1: ci[i] alone): an answer on one of its
