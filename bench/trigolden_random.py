@@ -3,6 +3,13 @@ per game, time per game, the legal-mask time per position (median, around 40 pie
 time of a random playout from the start (``Game.random_playout``: the standard variant's
 rejection draw against the generic loop over full masks, interleaved so load hits both alike).
 
+The last block compares the two engines in the same run, interleaved: the pure-Python
+reference (``TriGolden(..., reference=True)``, "before") and the compiled core ("after"), on
+apply + mask at 38-42 pieces (each engine replaying the same games) and on random playouts
+from the start (one per seed), each timing the best of ``--repeats`` (the shared machine's load
+hits short timings hardest). Compilation is done (and cached) before
+any timing.
+
 Run: ``.venv/bin/python bench/trigolden_random.py [--games 20] [--variant standard]``
 """
 
@@ -16,7 +23,7 @@ import numpy as np
 
 from envs import make_game
 from envs.core import Game
-from envs.trigolden import geometry
+from envs.trigolden import TriGolden, TriGoldenConfig, geometry
 from envs.trigolden import rules as rules_mod
 from envs.trigolden.geometry import Board
 from envs.trigolden.obligation import turn_options
@@ -30,7 +37,14 @@ def main() -> None:
     parser.add_argument("--scoring", default="bracing", choices=("bracing", "trigolden"))
     parser.add_argument("--n", type=int, default=9)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="timings per position in the engine comparison (best kept)")
+    parser.add_argument("--engines-only", action="store_true",
+                        help="only the engine comparison (before / after)")
     args = parser.parse_args()
+    if args.engines_only:
+        compare_engines(args)
+        return
     game = make_game("trigolden", variant=args.variant, scoring=args.scoring, n=args.n)
     rules = game.rules
     rng = np.random.default_rng(args.seed)
@@ -124,6 +138,58 @@ def main() -> None:
     for name, times in (("warm", scratch_times), ("cold", cold_times)):
         print(f"mask from scratch ({name} process memos), same positions: median "
               f"{statistics.median(times) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms")
+    compare_engines(args)
+
+
+def compare_engines(args: argparse.Namespace) -> None:
+    """Before (reference engine) and after (compiled core), interleaved in one run."""
+    config = TriGoldenConfig(variant=args.variant, scoring=args.scoring, n=args.n)
+    engines = {"reference (before)": TriGolden(config, reference=True),
+               "compiled (after)": TriGolden(config)}
+    fast = engines["compiled (after)"]
+    rng = np.random.default_rng(args.seed + 1)
+    fast.random_playout(fast.initial_state(), rng, 1000)  # compile (or load the cache)
+    games = []
+    for _ in range(args.games):
+        state, moves = fast.initial_state(), []
+        while not fast.is_terminal(state):
+            moves.append(int(rng.choice(fast.legal_actions(state))))
+            state = fast.apply(state, moves[-1])
+        games.append(moves)
+    apply_times: dict[str, list[float]] = {name: [] for name in engines}
+    for moves in games:
+        states = {name: g.initial_state() for name, g in engines.items()}
+        for action in moves:
+            for name, g in engines.items():
+                st = states[name]
+                best = float("inf")
+                for _ in range(args.repeats if 37 <= st.num_pieces <= 41 else 1):
+                    t0 = time.perf_counter()
+                    child = g.apply(st, action)
+                    g.legal_mask(child)
+                    best = min(best, time.perf_counter() - t0)
+                if 37 <= st.num_pieces <= 41:
+                    apply_times[name].append(best)
+                states[name] = child
+        masks = [list(g.legal_actions(states[name])) for name, g in engines.items()]
+        assert masks[0] == masks[1]
+    playout_times: dict[str, list[float]] = {name: [] for name in engines}
+    for k in range(args.games):
+        for name, g in engines.items():
+            best = float("inf")
+            for _ in range(args.repeats):  # one seed, one game: the best of the repeats
+                t0 = time.perf_counter()
+                g.random_playout(g.initial_state(), np.random.default_rng(k), 1000)
+                best = min(best, time.perf_counter() - t0)
+            playout_times[name].append(best)
+    print(f"engines, {args.variant} {args.scoring} n={args.n}, {args.games} games "
+          f"(interleaved; best of {args.repeats} per position and per playout seed):")
+    for name in engines:
+        a, p = apply_times[name], playout_times[name]
+        print(f"  {name:<19} apply + mask at 38-42 pieces ({len(a)} positions): median "
+              f"{statistics.median(a) * 1000:.3f} ms, mean {np.mean(a) * 1000:.3f} ms; "
+              f"random playout from the start: median {statistics.median(p) * 1000:.2f} ms, "
+              f"mean {np.mean(p) * 1000:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ import numpy as np
 
 from envs.core import ConfigError, Game, GameSpec, IllegalMove, InvalidState
 from envs.trigolden import observation as obs_mod
+from envs.trigolden.engine import kernel_for, supported
 from envs.trigolden.geometry import Candidate
 from envs.trigolden.match_score import match_result
 from envs.trigolden.obligation import ends_the_turn
@@ -123,13 +124,17 @@ class TriGolden(Game[TriGoldenState]):
     Config = TriGoldenConfig
 
     def __init__(self, config: TriGoldenConfig | None = None,
-                 pieces: PieceSet | None = None) -> None:
+                 pieces: PieceSet | None = None, reference: bool = False) -> None:
         """``pieces``: another piece set (built from a table by ``make_piece_set``) to try
-        instead of the golden one; the registered game always uses the golden set."""
+        instead of the golden one; the registered game always uses the golden set.
+        ``reference``: play with the pure-Python engine (``rules.py``, ``obligation.py``)
+        instead of the compiled core (``engine.py``); the two give the same games."""
         super().__init__(config)
         c = self.config
         self.pieces = GOLDEN if pieces is None else pieces
         self.rules = Rules(self.pieces, c.variant, c.n)
+        self.kernel = None if reference or not supported(self.pieces) else kernel_for(
+            self.pieces.kinds, c.variant, c.n, c.scoring)
         self.max_pieces = self.rules.max_pieces
         self._spec = GameSpec(
             id="trigolden",
@@ -141,7 +146,8 @@ class TriGolden(Game[TriGoldenState]):
             num_symmetries=2,
             observation_range=(-1.0, 1.0),
         )
-        self._initial = initial_state(self.rules)
+        self._initial = (initial_state(self.rules) if self.kernel is None
+                         else self.kernel.initial_state())
         self.mirror_actions = self._mirror_permutation()
         # Per kind: None if chiral, else the edge labels' permutation under reflection.
         self._mirror_labels: list[list[int] | None] = []
@@ -164,12 +170,17 @@ class TriGolden(Game[TriGoldenState]):
     def legal_mask(self, state: TriGoldenState) -> np.ndarray:
         mask = np.zeros(self.rules.num_actions, dtype=bool)
         if state.outcome == ONGOING:
-            mask[list(state.options.legal)] = True
+            if state.core is not None:
+                mask[state.core.legal] = True
+            else:
+                mask[list(state.options.legal)] = True
         return mask
 
     def legal_actions(self, state: TriGoldenState) -> np.ndarray:
         if state.outcome != ONGOING:
             return np.zeros(0, dtype=np.int64)
+        if state.core is not None:
+            return state.core.legal.copy()
         return np.array(sorted(state.options.legal), dtype=np.int64)
 
     def check_action(self, state: TriGoldenState, action: object) -> int:
@@ -180,12 +191,15 @@ class TriGolden(Game[TriGoldenState]):
             raise IllegalMove(action, "the game is over")
         if not 0 <= action < self.rules.num_actions:
             raise IllegalMove(action, f"action index out of range 0..{self.rules.num_actions - 1}")
-        if action not in state.options.legal:
+        legal = state.core.legal_set if state.core is not None else state.options.legal
+        if action not in legal:
             raise IllegalMove(self.action_to_move(state, action), self._why_illegal(state, action))
         return action
 
     def apply(self, state: TriGoldenState, action: int) -> TriGoldenState:
         action = self.check_action(state, action)
+        if state.core is not None:
+            return state.core.kernel.apply(state, action)
         return place(self.rules, self.config.scoring, state, state.options.legal[action])
 
     def is_terminal(self, state: TriGoldenState) -> bool:
@@ -199,9 +213,17 @@ class TriGolden(Game[TriGoldenState]):
 
     def random_playout(self, state: TriGoldenState, rng: np.random.Generator,
                        max_plies: int) -> np.ndarray:
-        """The standard variant draws each placement by rejection (:mod:`~envs.trigolden.
-        playout`: the same distribution over games, without a partner search for every
-        first piece); the draft's rule 5 needs the whole mask, so it keeps the generic loop."""
+        """The compiled core's playout (``kplay.random_playout``: uniform draws from each
+        position's mask, in one compiled loop). The reference engine's standard variant draws
+        each placement by rejection (:mod:`~envs.trigolden.playout`: the same distribution
+        over games); its draft keeps the generic loop."""
+        if state.core is not None:
+            if state.outcome != ONGOING:
+                return self.utility(state)
+            outcome, scores, claimant = state.core.kernel.random_playout(state, rng, max_plies)
+            if outcome == ONGOING:
+                return np.zeros(2, dtype=np.float32)
+            return game_utility(outcome, scores, claimant)
         if self.config.variant != STANDARD:
             return super().random_playout(state, rng, max_plies)
         end = fast_playout(self.rules, self.config.scoring, state, rng, max_plies)
@@ -482,9 +504,7 @@ class TriGolden(Game[TriGoldenState]):
 
     def with_opening_angle(self, state: TriGoldenState, degrees: float) -> TriGoldenState:
         """The same state with the display angle of the opening piece set (rules unchanged)."""
-        import dataclasses
-
-        return dataclasses.replace(state, opening_angle=float(degrees) % 360.0)
+        return state.replace(opening_angle=float(degrees) % 360.0)
 
     # ------------------------------------------------------------ geometry for clients
     def piece_polygons(self, state: TriGoldenState) -> list[dict[str, Any]]:

@@ -1,14 +1,19 @@
-"""The TriGolden state (immutable) and the step function that builds the next one.
+"""The TriGolden state (immutable) and the reference step function that builds the next one.
 
-A state is fully computed when it is built: the board tables, the structures and scores, and
-the legal options of the player to move (which also decide passes in ``draft`` and the
-arbitration loss in ``standard``). Nothing is filled in lazily, so a state pickles the same
-before and after it is used.
+A state carries the moves, hands, turn, structures, scores and outcome, and either
+
+* the Python engine's board tables and legal options (``board``, ``options``), built by the
+  reference step below (:func:`place`, :func:`next_turn`), or
+* the compiled core's arrays (``core``, see ``engine.py``), from which ``board`` and
+  ``options`` are built on first use (what search and self-play never need).
+
+Both are pure functions of the moves, so a state pickles the same before and after it is used:
+the lazily built objects are left out of pickles.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 from envs.trigolden.geometry import Board, Candidate
 from envs.trigolden.obligation import turn_options
@@ -18,7 +23,6 @@ ONGOING, FINISHED, ARBITRATION = 0, 1, 2
 OUTCOME_NAMES = ("ongoing", "finished", "arbitration")
 
 
-@dataclass(frozen=True, eq=False)
 class TriGoldenState:
     """A position: the moves so far and everything derived from them.
 
@@ -28,23 +32,73 @@ class TriGoldenState:
     any structure); ``free_pairs`` is the draft's rule-5 relief for this turn. ``passes``
     lists (pieces on the board, player) for every pass of the draft variant. On an
     ``ARBITRATION`` outcome, ``claimant`` (the player to move, who had no legal complete turn)
-    wins.
+    wins. ``core`` holds the compiled core's arrays when the state was built by it.
     """
 
-    moves: tuple[int, ...]
-    board: Board
-    hands: tuple[tuple[int, ...], tuple[int, ...]]
-    to_play: int
-    first: int
-    first_contact: bool
-    free_pairs: bool
-    structures: tuple[Structure, ...]
-    scores: tuple[int, int]
-    outcome: int
-    claimant: int
-    passes: tuple[tuple[int, int], ...]
-    options: TurnOptions
-    opening_angle: float = 0.0
+    __slots__ = ("moves", "_board", "hands", "to_play", "first", "first_contact", "free_pairs",
+                 "structures", "scores", "outcome", "claimant", "passes", "_options",
+                 "opening_angle", "core")
+    _FIELDS = ("moves", "hands", "to_play", "first", "first_contact", "free_pairs",
+               "structures", "scores", "outcome", "claimant", "passes", "opening_angle")
+
+    def __init__(self, moves: tuple[int, ...], board: Board | None,
+                 hands: tuple[tuple[int, ...], tuple[int, ...]], to_play: int, first: int,
+                 first_contact: bool, free_pairs: bool, structures: tuple[Structure, ...],
+                 scores: tuple[int, int], outcome: int, claimant: int,
+                 passes: tuple[tuple[int, int], ...], options: TurnOptions | None,
+                 opening_angle: float = 0.0, core: Any = None) -> None:
+        values = (moves, board, hands, to_play, first, first_contact, free_pairs, structures,
+                  scores, outcome, claimant, passes, options, opening_angle, core)
+        for name, value in zip(self.__slots__, values):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("TriGoldenState is immutable")
+
+    @property
+    def board(self) -> Board:
+        """The Python engine's board (built from the core on first use)."""
+        if self._board is None:
+            object.__setattr__(self, "_board", self.core.python_board())
+        return self._board
+
+    @property
+    def options(self) -> TurnOptions:
+        """The legal options of the player to move (built from the core on first use)."""
+        if self._options is None:
+            object.__setattr__(self, "_options", self.core.python_options(self))
+        return self._options
+
+    def replace(self, **changes: Any) -> TriGoldenState:
+        """A copy with some fields changed (as ``dataclasses.replace``)."""
+        values = {name: getattr(self, name) for name in self.__slots__}
+        for name, value in changes.items():
+            values["_" + name if "_" + name in values else name] = value
+        return TriGoldenState(*(values[name] for name in self.__slots__))
+
+    def __getstate__(self) -> dict:
+        data = {name: getattr(self, name) for name in self.__slots__}
+        if self.core is not None:
+            # The core's arrays are a function of the moves (rebuilt on loading); the Python
+            # board and options are built on first use. Neither is part of the pickle.
+            data["_board"] = data["_options"] = None
+            data["core"] = ("kernel", self.core.kernel.key)
+        return data
+
+    def __setstate__(self, data: dict) -> None:
+        for name, value in data.items():
+            object.__setattr__(self, name, value)
+        if isinstance(self.core, tuple):
+            from envs.trigolden.engine import kernel_for  # the engine imports this module
+
+            kernel = kernel_for(*self.core[1])
+            object.__setattr__(self, "core", kernel.replay(self.moves).core)
+
+    def __copy__(self) -> TriGoldenState:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> TriGoldenState:
+        return self
 
     def _key(self) -> tuple:
         return (self.moves, self.hands, self.to_play, self.first, self.outcome, self.scores,
@@ -56,8 +110,14 @@ class TriGoldenState:
     def __hash__(self) -> int:
         return hash(self._key())
 
+    def __repr__(self) -> str:
+        return (f"TriGoldenState(moves={len(self.moves)}, to_play={self.to_play}, "
+                f"first={self.first}, scores={self.scores}, outcome={self.outcome})")
+
     @property
     def num_pieces(self) -> int:
+        if self.core is not None:
+            return len(self.moves)
         return len(self.board.pieces)
 
 
