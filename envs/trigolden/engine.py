@@ -203,6 +203,11 @@ class Kernel:
         self.bracing = scoring == BRACING
         self._no_list = (np.zeros((0, ROW), dtype=np.int64), np.zeros((0, FROW)))
 
+    def __reduce__(self) -> tuple:
+        # A kernel travels as its configuration (a pickled state names its kernel): the
+        # receiving process builds or reuses its own, tables and compiled code included.
+        return (kernel_for, self.key)
+
     def replay(self, moves: tuple[int, ...]) -> TriGoldenState:
         """The state after ``moves`` (trusted: not checked), played from the start."""
         state = self.initial_state()

@@ -82,16 +82,15 @@ class TriGoldenState:
             # The core's arrays are a function of the moves (rebuilt on loading); the Python
             # board and options are built on first use. Neither is part of the pickle.
             data["_board"] = data["_options"] = None
-            data["core"] = ("kernel", self.core.kernel.key)
+            # The kernel pickles as its configuration key (``Kernel.__reduce__``).
+            data["core"] = ("kernel", self.core.kernel)
         return data
 
     def __setstate__(self, data: dict) -> None:
         for name, value in data.items():
             object.__setattr__(self, name, value)
         if isinstance(self.core, tuple):
-            from envs.trigolden.engine import kernel_for  # the engine imports this module
-
-            kernel = kernel_for(*self.core[1])
+            kernel = self.core[1]
             object.__setattr__(self, "core", kernel.replay(self.moves).core)
 
     def __copy__(self) -> TriGoldenState:
