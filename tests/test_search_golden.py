@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.search_golden_cases import GAMES, GOLDEN, SEARCHES, as_record, run
+from search_golden_cases import GAMES, GOLDEN, SEARCHES, as_record, run
 
 RECORDS = json.loads(GOLDEN.read_text())
 CASES = [f"{case}/{name}" for case in GAMES for name in SEARCHES]
