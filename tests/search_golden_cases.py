@@ -6,7 +6,7 @@ choices as the one it replaced (same visits, same policy target, same value, sam
 every algorithm and every game; a golden file checks this float for float without keeping
 the old code around. Record again only for a change that means to alter the search:
 
-    python -m tests.search_golden_cases   # from the repository root; rewrites tests/search_golden.json
+    python -m tests.search_golden_cases   # from the repository root: rewrites the file
 
 The evaluator is a pure function of the state (a hash of its observation seeds the prior and
 the value), so the records depend only on the search; UCT's rollouts and Gumbel's noise draw
