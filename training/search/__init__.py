@@ -83,8 +83,10 @@ def search(
     priors, values = evaluator.evaluate(game, [t.root.state for t in trees])
     for t, p, v, m in zip(trees, priors, values, masks):
         t.start(p, float(v), m)
-    while trees[0].started < cfg.simulations:  # every tree spends the same budget
-        pending = [t for t in trees if t.descend(min(cfg.batch, cfg.simulations - t.started))]
+    # Trees step together; with batches, one may need more steps than another (Gumbel's
+    # phases depend on the number of root actions).
+    while any(t.started < cfg.simulations for t in trees):
+        pending = [t for t in trees if t.descend()]
         if pending:
             leaves = [leaf.state for t in pending for leaf in t.leaves]
             priors, values = evaluator.evaluate(game, leaves)

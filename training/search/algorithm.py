@@ -55,6 +55,11 @@ class Algorithm:
         """The root edge of simulation ``sim``; the interior rule unless overridden."""
         return self.select(root)
 
+    def batch_size(self, sim: int, count: int) -> int:
+        """How many of the ``count`` descents that the batch allows, from simulation ``sim``
+        on, go down together; all of them unless overridden."""
+        return count
+
     def select(self, node: Node) -> int:
         """The edge a descent takes at an expanded interior node."""
         raise NotImplementedError

@@ -10,15 +10,18 @@ The completed Q is computed in one place (:func:`completed_q_sparse`, dense in
 :func:`completed_q`), and so are the mixed value that completes it (:func:`mixed_value`) and
 the improved policy's softmax (:func:`improved_weights`).
 
-Batches (``SearchConfig.batch > 1``): the simulations of a sequential-halving round go down
-together; the root keeps count of its in-flight descents, so each one takes a different
-considered action exactly as the schedule says, and the scores are the real statistics
-(no virtual loss at the root).
+Batches (``SearchConfig.batch > 1``): the simulations of a sequential-halving phase go down
+together (up to ``batch`` of them; a batch never crosses the end of a phase, so the halving
+sees the whole phase's results). The root counts its in-flight descents as visits, so each
+descent takes the considered action the schedule gives it, and scores them on the real
+statistics (no virtual loss at the root); below the root, virtual loss spreads them.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from collections.abc import Iterator
 from itertools import compress
 
 import numpy as np
@@ -26,6 +29,19 @@ import numpy as np
 from training.config import SearchConfig
 from training.search.algorithm import Algorithm, Target, argmax_random_ties, sample
 from training.search.node import Node
+
+
+def _halving_phases(max_considered: int, simulations: int) -> Iterator[tuple[int, int]]:
+    """``(considered actions, rounds)`` of each sequential-halving phase, as mctx lays out the
+    budget: phases share it evenly; each round visits every considered action once."""
+    log2max = int(math.ceil(math.log2(max_considered)))
+    considered = max_considered
+    laid = 0
+    while laid < simulations:
+        rounds = max(1, int(simulations / (log2max * considered)))
+        yield considered, rounds
+        laid += considered * rounds
+        considered = max(2, considered // 2)
 
 
 def considered_visit_sequence(max_considered: int, simulations: int) -> tuple[int, ...]:
@@ -36,18 +52,26 @@ def considered_visit_sequence(max_considered: int, simulations: int) -> tuple[in
     """
     if max_considered <= 1:
         return tuple(range(simulations))
-    log2max = int(math.ceil(math.log2(max_considered)))
     sequence: list[int] = []
     visits = [0] * max_considered
-    considered = max_considered
-    while len(sequence) < simulations:
-        extra = max(1, int(simulations / (log2max * considered)))
-        for _ in range(extra):
+    for considered, rounds in _halving_phases(max_considered, simulations):
+        for _ in range(rounds):
             sequence.extend(visits[:considered])
             for i in range(considered):
                 visits[i] += 1
-        considered = max(2, considered // 2)
     return tuple(sequence[:simulations])
+
+
+def phase_ends(max_considered: int, simulations: int) -> list[int]:
+    """The simulation index at which each sequential-halving phase ends (the last is
+    ``simulations``): a batch never crosses one, so each halving sees its whole phase."""
+    if max_considered <= 1:
+        return [simulations]
+    ends, laid = [], 0
+    for considered, rounds in _halving_phases(max_considered, simulations):
+        laid += considered * rounds
+        ends.append(min(laid, simulations))
+    return ends
 
 
 def _visited_stats(node: Node) -> tuple[list[int], list[float], float, float, int]:
@@ -135,8 +159,15 @@ class Gumbel(Algorithm):
         super().prepare(root)
         m = min(self.cfg.max_considered, len(root.actions))
         self.schedule = considered_visit_sequence(m, self.cfg.simulations)
+        self.phase_ends = phase_ends(m, self.cfg.simulations)
         self.gumbel_logits = [g + lg for g, lg in zip(self.gumbel, root.logits)]
         self.in_flight: dict[int, int] = {}  # root edge -> descents not yet backed up
+
+    def batch_size(self, sim: int, count: int) -> int:
+        """Up to the end of the current sequential-halving phase: which half survives is
+        decided on the statistics of the whole phase, as without batches."""
+        end = self.phase_ends[bisect_right(self.phase_ends, sim)]
+        return min(count, end - sim)
 
     def root_scores(self, root: Node) -> list[float]:
         """gumbel + logits + sigma(completed Q) for every root edge."""

@@ -68,9 +68,13 @@ class Tree:
         self.root.expand(self.game, prior, value, self.cfg.policy_temperature, mask)
         self.algorithm.prepare(self.root)
 
-    def descend(self, count: int) -> list[Node]:
-        """``count`` simulations go down; returns the distinct leaves that need an evaluation
-        (pass their priors and values to :meth:`finish`)."""
+    def descend(self) -> list[Node]:
+        """The next batch of simulations goes down (``cfg.batch`` of them or fewer: the budget
+        left, the algorithm's say); returns the distinct leaves that need an evaluation (pass
+        their priors and values to :meth:`finish`)."""
+        count = min(self.cfg.batch, self.cfg.simulations - self.started)
+        if count > 1:
+            count = self.algorithm.batch_size(self.started, count)
         for _ in range(count):
             self._descend_one()
         return self.leaves
