@@ -67,10 +67,13 @@ def phase_ends(max_considered: int, simulations: int) -> list[int]:
     ``simulations``): a batch never crosses one, so each halving sees its whole phase."""
     if max_considered <= 1:
         return [simulations]
-    ends, laid = [], 0
+    ends, laid, last = [], 0, 0
     for considered, rounds in _halving_phases(max_considered, simulations):
         laid += considered * rounds
+        if considered == last:  # two considered actions to the end: one phase
+            ends.pop()
         ends.append(min(laid, simulations))
+        last = considered
     return ends
 
 
