@@ -142,18 +142,23 @@ class Tree:
         """Add the values along ``path``; its edges from ``unmarked`` on already hold this
         descent's visit (with a virtual loss, taken back here)."""
         solver = self.cfg.solver
-        for k, (node, i) in enumerate(path):
-            if k < unmarked:
+        if not self.virtual:  # the sequential search: the hot path, kept lean
+            for node, i in path:
                 node.N[i] += 1
+                node.W[i] += values[node.player]
                 node.total += 1
-            else:
-                node.W[i] += VIRTUAL_LOSS
-            node.W[i] += values[node.player]
-            if self.virtual and solver:
-                # A child proven while this descent was in flight: its edge holds the exact
-                # value (the proof set it before this descent's visit arrived).
+        else:
+            for k, (node, i) in enumerate(path):
+                if k < unmarked:
+                    node.N[i] += 1
+                    node.total += 1
+                else:
+                    node.W[i] += VIRTUAL_LOSS
+                node.W[i] += values[node.player]
                 child = node.children[i]
-                if child is not None and child.proven is not None:
+                if solver and child is not None and child.proven is not None:
+                    # Proven while this descent was in flight: the edge holds the exact value
+                    # (the proof set it before this descent's visit arrived).
                     node.W[i] = node.N[i] * child.proven[node.player]
         if path:
             self.algorithm.backed_up(path[0][1])
