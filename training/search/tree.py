@@ -84,9 +84,15 @@ class Tree:
         sim = self.started
         self.started += 1
         node = self.root
-        path: Path = []
+        if node.proven is not None:  # solved: the simulation adds nothing
+            self._backup([], 0, node.proven)
+            return
+        i = algorithm.select_root(node, sim)
+        path: Path = [(node, i)]
+        node = node.child(game, i)
+        select = algorithm.select
         while node.expanded and node.proven is None:
-            i = algorithm.select(node) if path else algorithm.select_root(node, sim)
+            i = select(node)
             path.append((node, i))
             node = node.child(game, i)
         if node.proven is not None:  # terminal, or solved: its exact value, no evaluation
@@ -100,8 +106,9 @@ class Tree:
                 parent.W[i] -= VIRTUAL_LOSS
                 parent.total += 1
         self._descents.append((path, unmarked, node))
-        if not any(node is leaf for leaf in self.leaves):
-            self.leaves.append(node)
+        leaves = self.leaves
+        if not leaves or all(node is not leaf for leaf in leaves):
+            leaves.append(node)
 
     def finish(self, priors: np.ndarray, values: np.ndarray) -> None:
         """Expand the leaves with their evaluations and back up every descent of the batch."""
