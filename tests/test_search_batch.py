@@ -21,7 +21,7 @@ from envs.jiugong_solver import LOSS, WIN, get_solver
 from training.config import SearchConfig
 from training.evaluator import Evaluator, RolloutEvaluator, UniformEvaluator
 from training.search import Node, search
-from training.search.gumbel import phase_ends
+from training.search.gumbel import round_ends
 from training.search.tree import Tree
 
 
@@ -54,31 +54,33 @@ def _evaluator(algorithm: str, seed: int = 0) -> Evaluator:
 
 
 @pytest.mark.parametrize("algorithm", ["gumbel", "puct", "uct"])
-@pytest.mark.parametrize("batch,calls", [(4, 16), (8, 8), (16, 4), (64, 4)])
-def test_batches_cut_the_evaluator_calls(algorithm: str, batch: int, calls: int) -> None:
-    """64 simulations of three 9x9 roots: one call for the roots, then one a batch. Gumbel's
-    four sequential-halving phases (16 actions x 1 round, 8 x 2, 4 x 4, 2 x 8) are 16
-    simulations each, and a batch never crosses a phase: 64 still makes 4 calls."""
+@pytest.mark.parametrize("batch", [4, 8, 16, 64])
+def test_batches_cut_the_evaluator_calls(algorithm: str, batch: int) -> None:
+    """64 simulations of three 9x9 roots: one call for the roots, then one a batch. PUCT and
+    UCT: 64 / batch. Gumbel: a batch never crosses a round of sequential halving (16 actions
+    x 1 round, 8 x 2, 4 x 4, 2 x 8: 15 rounds), so 15 calls at 16 or more, 16 at 8, 20 at 4."""
     game = make_game("stereo_go", board="9x9")
     states = _go_positions(game, 3)
     cfg = SearchConfig(algorithm=algorithm, simulations=64, batch=batch, gumbel_scale=0.0)
-    if algorithm != "gumbel":  # the others would take all 64 in one batch
-        calls = 64 // batch
+    if algorithm == "gumbel":
+        calls, widest = {4: 20, 8: 16, 16: 15, 64: 15}[batch], min(batch, 16)
+    else:
+        calls, widest = 64 // batch, batch
     counting = Counting(_evaluator(algorithm))
     results = search(game, states, counting, cfg, np.random.default_rng(0))
     assert len(counting.sizes) == 1 + calls
     assert counting.sizes[0] == len(states)
-    assert max(counting.sizes[1:]) <= len(states) * min(batch, 16 if algorithm == "gumbel" else 64)
+    assert max(counting.sizes[1:]) <= len(states) * widest
     for r in results:
         assert r.simulations == int(r.visits.sum()) == 64
 
 
-def test_gumbel_phases() -> None:
-    assert phase_ends(16, 64) == [16, 32, 48, 64]
-    # 4 x 1 round, then 2 x 2 rounds and 2 x 2 more (cut at the budget): one phase of two
-    assert phase_ends(4, 10) == [4, 10]
-    assert phase_ends(16, 256) == [64, 128, 192, 256]
-    assert phase_ends(1, 7) == [7]
+def test_gumbel_rounds() -> None:
+    assert round_ends(16, 64) == [16, 24, 32, 36, 40, 44, 48, *range(50, 65, 2)]
+    # 4 x 1 round, then rounds of 2 cut at the budget
+    assert round_ends(4, 10) == [4, 6, 8, 10]
+    assert len(round_ends(16, 256)) == 4 + 8 + 16 + 32
+    assert round_ends(1, 3) == [1, 2, 3]
 
 
 def _nodes(node: Node):
@@ -112,19 +114,25 @@ def test_every_virtual_loss_is_taken_back(monkeypatch, algorithm: str) -> None:
 
 
 def test_descents_that_meet_at_a_leaf_share_one_evaluation() -> None:
-    """Gumbel with two considered actions and a batch of 4: the schedule sends two descents
-    to each action before either is expanded; the two new leaves are evaluated once each and
-    each descent backs up that value."""
-    game = make_game("stereo_go", board="5x5")
-    state = game.initial_state()
-    cfg = SearchConfig(simulations=4, max_considered=2, batch=4, gumbel_scale=0.0)
-    counting = Counting(HashEvaluator())
-    (r,) = search(game, [state], counting, cfg, np.random.default_rng(0))
-    assert counting.sizes == [1, 2]
-    visited = np.flatnonzero(r.visits)
-    assert r.visits[visited].tolist() == [2, 2]
-    _, values = HashEvaluator().evaluate(game, [game.apply(state, int(a)) for a in visited])
-    np.testing.assert_allclose(r.q[visited], -values.astype(np.float64), rtol=0, atol=1e-7)
+    """PUCT, a batch of 4, one move with almost all the prior and a pessimistic value: the
+    virtual loss does not outweigh the prior, so all four descents reach the same new leaf.
+    It is evaluated once and each descent backs up its value (taking two stones keeps the
+    turn: the leaf's value is the root player's)."""
+    game = ChainNim(ChainNim.Config(stones=40))
+    cfg = SearchConfig(algorithm="puct", simulations=4, batch=4, solver=False)
+    counting = Counting(_Confident())
+    (r,) = search(game, [game.initial_state()], counting, cfg, np.random.default_rng(0))
+    assert counting.sizes == [1, 1]
+    assert r.visits.tolist() == [0, 4, 0]
+    assert r.q[1] == pytest.approx(-0.8, abs=1e-6)  # the float32 value, four times
+
+
+class _Confident:
+    """Priors 0.01 / 0.98 / 0.01, value -0.8 for the mover everywhere."""
+
+    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        p = np.tile(np.array([0.01, 0.98, 0.01], dtype=np.float32), (len(states), 1))
+        return p, np.full(len(states), -0.8, dtype=np.float32)
 
 
 # ---------------------------------------------------------------------------- strength
