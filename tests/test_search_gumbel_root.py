@@ -1,4 +1,4 @@
-"""The Gumbel root's sparse scoring (``_completed_q_sparse``) gives exactly the choices of the
+"""The Gumbel root's sparse scoring (``completed_q_sparse``) gives exactly the choices of the
 full completed-Q list it replaced (Go roots have hundreds of edges, a handful visited)."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from envs import make_game
-from training import search as S
 from training.config import SearchConfig
 from training.evaluator import uniform_priors
+from training.search import gumbel as G
+from training.search import search
 
 
 class _Stats:
@@ -23,9 +24,31 @@ class _Stats:
         self.total = sum(N)
 
 
-def _dense(node, cfg) -> list[float]:
-    sigma, unvisited = S._completed_q_sparse(node, cfg)
-    return [sigma.get(i, unvisited) for i in range(len(node.N))]
+def _full_list(node, cfg) -> list[float]:
+    """sigma(completed Q) as first written: every edge completed, then rescaled."""
+    N, W, prior = node.N, node.W, node.prior
+    total = node.total
+    if total == 0:
+        return [0.0] * len(N)
+    p_vis = pq = 0.0
+    max_n = 0
+    completed = []
+    for n, w, p in zip(N, W, prior):
+        if n:
+            q = w / n
+            p_vis += p
+            pq += p * q
+            max_n = max(max_n, n)
+            completed.append(q)
+        else:
+            completed.append(None)
+    mixed = (node.raw_value + total * pq / (p_vis if p_vis > 1e-12 else 1e-12)) / (1 + total)
+    completed = [mixed if c is None else c for c in completed]
+    lo, hi = min(completed), max(completed)
+    if hi - lo < 1e-8:
+        return [0.0] * len(N)
+    scale = (cfg.c_visit + max_n) * cfg.c_scale / (hi - lo)
+    return [scale * (c - lo) for c in completed]
 
 
 @pytest.mark.parametrize("seed", range(200))
@@ -41,15 +64,15 @@ def test_sparse_completed_q_equals_the_full_list(seed):
     prior = [x / sum(p) for x in p]
     node = _Stats(N, W, prior, rng.uniform(-1, 1))
     cfg = SearchConfig()
-    assert _dense(node, cfg) == S._completed_q(node, cfg)  # exactly, float for float
+    assert G.completed_q(node, cfg) == _full_list(node, cfg)  # exactly, float for float
 
 
-def _full_scan_choice(tree, sim: int) -> int:
+def _full_scan_choice(gumbel, root, sim: int) -> int:
     """The root rule as first written: every score built, the best with the count wanted."""
-    want = tree.schedule[sim]
+    want = gumbel.schedule[sim]
     best, best_score = -1, -math.inf
-    for i, score in enumerate(tree._root_scores()):
-        if tree.root.N[i] == want and score > best_score:
+    for i, score in enumerate(gumbel.root_scores(root)):
+        if root.N[i] == want and score > best_score:
             best, best_score = i, score
     return best
 
@@ -70,16 +93,17 @@ class _NoisyEvaluator:
 @pytest.mark.parametrize("game_id,options", [("stereo_go", {"board": "9x9"}), ("jiugong", {})])
 def test_gumbel_root_chooses_as_the_full_scan(monkeypatch, game_id, options):
     game = make_game(game_id, **options)
-    sparse = S._Tree._gumbel_root
+    sparse = G.Gumbel.select_root
     checked = []
 
-    def both(tree, sim):
-        choice = sparse(tree, sim)
-        assert choice == _full_scan_choice(tree, sim)
+    def both(gumbel, root, sim):
+        expected = _full_scan_choice(gumbel, root, sim)
+        choice = sparse(gumbel, root, sim)
+        assert choice == expected
         checked.append(choice)
         return choice
 
-    monkeypatch.setattr(S._Tree, "_gumbel_root", both)
+    monkeypatch.setattr(G.Gumbel, "select_root", both)
     rng = np.random.default_rng(3)
     states, s = [], game.initial_state()
     for _ in range(12):
@@ -89,5 +113,5 @@ def test_gumbel_root_chooses_as_the_full_scan(monkeypatch, game_id, options):
         if game.is_terminal(s):
             break
     cfg = SearchConfig(simulations=24, max_considered=8)
-    S.search(game, states, _NoisyEvaluator(4), cfg, rng)
+    search(game, states, _NoisyEvaluator(4), cfg, rng)
     assert len(checked) >= 24 * len(states) // 2

@@ -254,15 +254,15 @@ def test_uct_tries_every_move_once_before_any_twice() -> None:
 def test_uct_then_takes_the_best_mean_plus_exploration() -> None:
     from types import SimpleNamespace
 
-    from training.search import _uct
+    from training.search.uct import uct_choice
 
     node = SimpleNamespace(N=[4, 1, 4], W=[2.0, -0.5, 3.0], total=9)
     c = 2.0
     scores = [w / n + c * math.sqrt(math.log(9) / n) for n, w in zip(node.N, node.W)]
-    assert _uct(node, c, np.random.default_rng(0)) == int(np.argmax(scores)) == 1
-    assert _uct(node, 0.0, np.random.default_rng(0)) == 2  # no exploration: the best mean
+    assert uct_choice(node, c, np.random.default_rng(0)) == int(np.argmax(scores)) == 1
+    assert uct_choice(node, 0.0, np.random.default_rng(0)) == 2  # no exploration: the best mean
     node.N[0] = 0
-    assert _uct(node, c, np.random.default_rng(0)) == 0  # an untried move first
+    assert uct_choice(node, c, np.random.default_rng(0)) == 0  # an untried move first
 
 
 @dataclass(frozen=True)

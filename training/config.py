@@ -90,9 +90,25 @@ class SearchConfig(_Frozen):
     # they did not make look good. k = 2 in KataGo; 0 = off. Gumbel's root schedule already
     # tries its sampled moves and its improved-policy target needs no pruning.
     forced_playouts: float = Field(0.0, ge=0.0, le=100.0)
+    # Simulations that go down together before their leaves are evaluated, in one evaluator
+    # call (training/search/tree.py). PUCT and UCT mark each descent's edges with a virtual
+    # loss so the batch spreads; Gumbel's root takes the considered actions of a
+    # sequential-halving round, one descent each (set batch = max_considered for a round per
+    # call). Fewer, larger network calls for one search (a service's move); 1 = the sequential
+    # search (what every shipped level and the in-page search do).
+    batch: int = Field(1, ge=1, le=4096)
     # How the move is chosen from the search result: 0 = the best (ties at random),
     # > 0 = sampled from the improved policy (Gumbel) or visit counts (PUCT) ** (1/T).
     temperature: float = Field(0.0, ge=0.0, le=100.0)
+
+    def as_json(self) -> dict[str, Any]:
+        """The settings as JSON, for levels.json and players' identities (the arena's journal
+        keys). ``batch`` appears only when it is not 1: batch 1 is the search that every
+        shipped level and journal was made with, so their entries and keys stay as they were."""
+        data = self.model_dump(mode="json")
+        if data["batch"] == 1:
+            del data["batch"]
+        return data
 
 
 class SelfPlayConfig(_Frozen):

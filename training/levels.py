@@ -203,7 +203,7 @@ def build_levels(
         model = load_model(out_dir / files[it]).model
         evaluator = NetworkEvaluator(model, cache_bytes=PLAYER_CACHE_BYTES, traced=True)
         # Identified by the source checkpoint: the exported file holds its weights.
-        identity = {"weights": digests[it], "search": search_cfg.model_dump(mode="json")}
+        identity = {"weights": digests[it], "search": search_cfg.as_json()}
         players.append(SearchPlayer(spec.label, evaluator, search_cfg, identity))
         names.append(spec.label)
         levels.append(
@@ -212,7 +212,7 @@ def build_levels(
                 "label": spec.label,
                 "checkpoint": files[it],
                 "iteration": it,
-                "search": search_cfg.model_dump(mode="json"),
+                "search": search_cfg.as_json(),
             }
         )
     return _calibrate(

@@ -172,7 +172,7 @@ def network_player(
 
     loaded = load_model(path)
     evaluator = NetworkEvaluator(loaded.model, cache_bytes=cache_bytes, traced=True)
-    identity = {"weights": file_digest(path), "search": cfg.model_dump(mode="json")}
+    identity = {"weights": file_digest(path), "search": cfg.as_json()}
     return SearchPlayer(name or Path(path).stem, evaluator, cfg, identity)
 
 

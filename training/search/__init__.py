@@ -1,0 +1,98 @@
+"""Game-agnostic Monte Carlo tree search, batched across many games and inside each search.
+
+One search over the Game protocol: the player to move comes from ``game.to_play(state)`` and
+values are backed up per player; non-terminal leaves go to an
+:class:`~training.evaluator.Evaluator`. The modules:
+
+* :mod:`~training.search.node` (:class:`Node`) and :mod:`~training.search.tree` (:class:`Tree`,
+  :class:`SearchResult`): the one tree that every algorithm shares: descents, expansion,
+  backup with virtual loss, MCTS-Solver proofs, the result.
+* :mod:`~training.search.algorithm`: what an algorithm supplies (root choice, interior
+  choice, the policy target), one class each, picked from :data:`ALGORITHMS` by
+  ``SearchConfig.algorithm``:
+
+  * ``gumbel`` (default, :mod:`~training.search.gumbel`): Gumbel AlphaZero; the completed Q and
+    the improved policy live there, once.
+  * ``puct`` (:mod:`~training.search.puct`): AlphaZero's PUCT, Dirichlet noise, forced playouts.
+  * ``uct`` (:mod:`~training.search.uct`): classical UCT for pure MCTS over random playouts.
+
+Batching: :func:`search` takes a list of states and steps every tree together: each step, every
+tree sends ``SearchConfig.batch`` descents down (1 by default: the sequential search) and all
+their leaves go to the evaluator in one call. Self-play workers search their whole batch of
+games this way, and so does the arena; a single search (a service's move) batches with
+``batch > 1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from envs.core import Game
+from training.config import SearchConfig
+from training.evaluator import Evaluator, RolloutMixEvaluator
+from training.search.algorithm import Algorithm
+from training.search.gumbel import Gumbel, considered_visit_sequence
+from training.search.node import Node, restrict_mask
+from training.search.puct import Puct
+from training.search.tree import SearchResult, Tree
+from training.search.uct import Uct
+
+__all__ = [
+    "ALGORITHMS",
+    "Node",
+    "SearchResult",
+    "considered_visit_sequence",
+    "restrict_mask",
+    "search",
+]
+
+#: ``SearchConfig.algorithm`` -> the class that searches that way (one instance per root).
+ALGORITHMS: dict[str, type[Algorithm]] = {"gumbel": Gumbel, "puct": Puct, "uct": Uct}
+
+
+def search(
+    game: Game,
+    states: Sequence[Any],
+    evaluator: Evaluator,
+    cfg: SearchConfig,
+    rng: np.random.Generator,
+    root_masks: Sequence[np.ndarray | None] | None = None,
+) -> list[SearchResult]:
+    """Search every (non-terminal) state in ``states`` together; one result per state.
+
+    The leaves of all trees go to ``evaluator`` in one call per step, a step being
+    ``cfg.batch`` simulations of every tree. ``root_masks`` (one boolean mask or None per
+    state) keeps each root to some of its legal actions, e.g. self-play's no-pass rule for the
+    early game; the tree below is unchanged.
+    """
+    for s in states:
+        if game.is_terminal(s):
+            raise ValueError("cannot search a terminal state")
+    masks = list(root_masks) if root_masks is not None else [None] * len(states)
+    if len(masks) != len(states):
+        raise ValueError(f"{len(masks)} root masks for {len(states)} states")
+    if cfg.rollout_mix > 0.0:
+        evaluator = RolloutMixEvaluator(evaluator, cfg.rollout_mix, rng, cfg.rollout_max_plies)
+    algorithm = ALGORITHMS[cfg.algorithm]
+    trees = [Tree(game, s, cfg, algorithm(cfg, rng)) for s in states]
+    if not trees:
+        return []
+    priors, values = evaluator.evaluate(game, [t.root.state for t in trees])
+    for t, p, v, m in zip(trees, priors, values, masks):
+        t.start(p, float(v), m)
+    # Trees step together; with batches, one may need more steps than another (Gumbel's
+    # phases depend on the number of root actions).
+    while any(t.started < cfg.simulations for t in trees):
+        pending = [t for t in trees if t.descend()]
+        if pending:
+            leaves = [leaf.state for t in pending for leaf in t.leaves]
+            priors, values = evaluator.evaluate(game, leaves)
+            k = 0
+            for t in pending:
+                n = len(t.leaves)
+                t.finish(priors[k : k + n], values[k : k + n])
+                k += n
+    return [t.result() for t in trees]
