@@ -277,7 +277,9 @@ class SessionPublic(BaseModel):
     result: dict[str, Any] | None
     ladder: dict[str, Any] | None = Field(
         None, description="a ladder game: its id, kind (rated or friendly), the players by "
-        "colour, handicap; once over, the outcome (void, or results, points and ranks)"
+        "colour, handicap; once over, the outcome (void, or results, points and ranks; kind "
+        "'unrated' with 'why' for a rated game against an AI level that repeated one of the "
+        "pair's last two games)"
     )
     ai_thinking: bool
     ai_error: str | None
