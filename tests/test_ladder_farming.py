@@ -8,11 +8,19 @@ first legal move that is not a pass."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from ladder_helpers import ladder_app, register
-from serving_helpers import FakeClock, auth, tiny_checkpoint, wait_for, write_levels
+from serving_helpers import (
+    FakeClock,
+    auth,
+    postgres_schema,
+    tiny_checkpoint,
+    wait_for,
+    write_levels,
+)
 
 from serving.ai import AIEngine
 from serving.catalogue import apply_move, build_game
@@ -117,6 +125,22 @@ def test_a_rated_game_repeating_one_of_the_pairs_last_two_is_not_rated(
 ):
     # Without the variety the level plays the same game against the same moves.
     monkeypatch.setattr(farming, "VARIETY", OpeningVariety(plies=0))
+    _repeated_game(client, clock)
+
+
+def test_the_repeat_rule_on_postgresql(tmp_path, clock, root, monkeypatch, postgres_url):
+    monkeypatch.setattr(farming, "VARIETY", OpeningVariety(plies=0))
+    with postgres_schema(postgres_url) as url:
+        app = contextmanager(ladder_app)(tmp_path, clock, checkpoints_root=root,
+                                         database_url=url)
+        with app as client:
+            assert client.get("/v1/health").json()["database"] == "postgresql"
+            _repeated_game(client, clock)
+
+
+def _repeated_game(client, clock) -> None:
+    """Three rated games, the person playing the same way: the third repeats the first (the
+    pair's game two back): not rated, with the reason; the first two are rated."""
     lin = register(client, "Lin")
     first, second, third = (rated_game(client, clock, lin) for _ in range(3))
     assert first["plies"] == third["plies"] and first["colour"] == third["colour"]
