@@ -6,10 +6,14 @@ board, colours alternating. The level without the rule is deterministic, so it s
 for a person who answers the same position the same way every time: every difference
 between two games comes from the rule. Reported: the varied level's score (wins + half the
 draws, with its 95% Wilson interval; 50% means the rule costs nothing), and how many pairs
-of games with the varied level on the same colour share their first 20 plies.
+of games with the varied level on the same colour share their first 20 plies, how many of
+its opening moves were not the search's choice and how much search value those gave up.
+``--opening-only`` plays the first 20 plies alone (no score), for levels whose whole games
+are too slow to play by the hundred on a CPU.
 
 Usage:
   python bench/opening_variety.py --config '{"board": "9x9"}' --level 4 --games 200
+  python bench/opening_variety.py --config '{"board": "9x9"}' --level 5 --games 20 --opening-only
 """
 
 from __future__ import annotations
@@ -33,13 +37,18 @@ from training.search import search  # noqa: E402
 from training.variety import varied_action  # noqa: E402
 
 
-def play(game: Any, level: SearchPlayer, games: int, seed: int) -> tuple[float, list[list[int]]]:
+def play(
+    game: Any, level: SearchPlayer, games: int, seed: int, plies: int | None = None,
+    deficits: list[float] | None = None,
+) -> tuple[float, list[list[int]]]:
     """All games at once (one batched search per side and turn): the varied level's score
-    and each game's first plies. Game ``k``: the varied level is Black when ``k`` is even."""
+    and each game's first plies. Game ``k``: the varied level is Black when ``k`` is even.
+    ``plies``: stop there (the score is then meaningless); ``deficits`` gets, for each
+    varied move that is not the search's choice, how far its value is below the choice's."""
     rng = np.random.default_rng(seed)
     states = [game.initial_state() for _ in range(games)]
     moves: list[list[int]] = [[] for _ in range(games)]
-    cap = game.spec.max_length
+    cap = plies or game.spec.max_length
     while True:
         active = [k for k in range(games)
                   if not game.is_terminal(states[k]) and len(moves[k]) < cap]
@@ -55,6 +64,10 @@ def play(game: Any, level: SearchPlayer, games: int, seed: int) -> tuple[float, 
                 a = r.action
                 if varied and VARIETY.applies(len(moves[k])):
                     a = varied_action(r, VARIETY, rng)
+                    if deficits is not None and a != r.action:
+                        # a level without simulations has no values: NaN, left out below
+                        searched = r.visits[r.action] > 0
+                        deficits.append(float(r.q[r.action] - r.q[a]) if searched else np.nan)
                 states[k] = game.apply(states[k], a)
                 moves[k].append(a)
     score = 0.0
@@ -74,21 +87,34 @@ def main() -> None:
     ap.add_argument("--level", default="5", help="the level's id or label")
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--opening-only", action="store_true",
+                    help=f"play the first {OPENING_PLIES} plies only: the variety and the "
+                         "values given up (no score; for levels too slow for whole games)")
     args = ap.parse_args()
     game = make_game("stereo_go", **json.loads(args.config))
     level = level_player(game, args.level)
-    score, openings = play(game, level, args.games, args.seed)
+    deficits: list[float] = []
+    score, openings = play(game, level, args.games, args.seed,
+                           OPENING_PLIES if args.opening_only else None, deficits)
     lo, hi = wilson(score, args.games)
+    varied = len(deficits), args.games * OPENING_PLIES // 2
+    values = [d for d in deficits if not np.isnan(d)]
+    given_up = (f"mean {np.mean(values):.3f}, max {np.max(values):.3f}" if values
+                else "none (no values: not searched)")
     same = total = 0
     for colour in (0, 1):
         group = [tuple(o) for k, o in enumerate(openings) if k % 2 == colour]
         for a, b in itertools.combinations(group, 2):
             total += 1
             same += a == b
-    print(f"level {args.level} {args.config}: varied vs plain {score:g}/{args.games} = "
-          f"{score / args.games:.1%} (95% {lo:.1%}-{hi:.1%}); "
-          f"{same}/{total} same-colour pairs share their first {OPENING_PLIES} plies; "
-          f"{len(set(map(tuple, openings)))} distinct openings in {args.games} games")
+    head = f"level {args.level} {args.config}: "
+    if not args.opening_only:
+        head += (f"varied vs plain {score:g}/{args.games} = {score / args.games:.1%} "
+                 f"(95% {lo:.1%}-{hi:.1%}); ")
+    print(f"{head}{same}/{total} same-colour pairs share their first {OPENING_PLIES} plies; "
+          f"{len(set(map(tuple, openings)))} distinct openings in {args.games} games; "
+          f"{varied[0]} of {varied[1]} opening moves not the search's choice; value given up "
+          f"{given_up}")
 
 
 if __name__ == "__main__":
