@@ -32,6 +32,7 @@ from serving.batching import BATCH_BUCKETS, BatchedEvaluator, Batcher
 from serving.errors import BadInput, Unavailable
 from serving.levels import Level, LevelRegistry, LevelTable
 from serving.search_processes import SearchProcesses
+from training.variety import OpeningVariety
 
 
 @dataclass
@@ -209,8 +210,17 @@ class AIEngine:
             return self._seed
 
     # ------------------------------------------------------------------ searching
-    def analyse(self, game: Game, state: Any, level_id: str | None, seed: int | None) -> Suggestion:
-        """Search ``state`` with a level (blocking; call it from a worker thread)."""
+    def analyse(
+        self,
+        game: Game,
+        state: Any,
+        level_id: str | None,
+        seed: int | None,
+        variety: OpeningVariety | None = None,
+    ) -> Suggestion:
+        """Search ``state`` with a level (blocking; call it from a worker thread).
+        ``variety``: play one of the near-equal moves (:mod:`training.variety`), drawn with
+        ``seed``'s rng: the AI seats of rated ladder games."""
         if game.is_terminal(state):
             raise BadInput("the game is over: there is no move to suggest")
         level = self.table(game).get(level_id)
@@ -218,12 +228,12 @@ class AIEngine:
         if self.stopping:
             raise Unavailable("the service is stopping; try again")
         if self.processes is not None:
-            suggestion = self.processes.analyse(game, state, level.id, seed)
+            suggestion = self.processes.analyse(game, state, level.id, seed, variety)
         else:
             player = self.player(game, level, seed)
             rng = np.random.default_rng(seed)
             t0 = time.perf_counter()
-            analysis = player.analyse(game, state, rng)
+            analysis = player.analyse(game, state, rng, variety)
             seconds = time.perf_counter() - t0
             top = [(str(m), float(p)) for m, p in analysis.top]
             value = None if analysis.value is None else float(analysis.value)

@@ -49,7 +49,8 @@ log = logging.getLogger("qizero.serving")
 class SearchEngine(Protocol):
     """What a worker process needs of its engine (:class:`serving.ai.AIEngine` is one)."""
 
-    def analyse(self, game: Game, state: Any, level_id: str | None, seed: int | None) -> Any: ...
+    def analyse(self, game: Game, state: Any, level_id: str | None, seed: int | None,
+                variety: Any = None) -> Any: ...
 
     def stats(self) -> dict[str, Any]: ...
 

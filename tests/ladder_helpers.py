@@ -16,13 +16,14 @@ NINE = {"board": "9x9"}
 FAST_EVENTS = {"event_keepalive_seconds": 0.2, "event_poll_seconds": 0.05}
 
 
-def ladder_app(tmp_path, clock: FakeClock, **overrides: Any) -> Iterator[Any]:
+def ladder_app(tmp_path, clock: FakeClock, **settings: Any) -> Iterator[Any]:
     """For a ``client`` fixture: the service on a fake clock, the matcher every 50 ms, AI
     levels after 30 s (of the fake clock), no timer poller (time-outs land when a session is
-    read); ``overrides``: more settings."""
-    with client_for(tmp_path, clock=clock, ladder_admin_token=ADMIN, ladder_match_seconds=0.05,
-                    ladder_ai_wait_seconds=30, timer_poll_seconds=3600,
-                    **{**FAST_EVENTS, **overrides}) as c:
+    read); ``settings`` override any of these."""
+    values = {"ladder_admin_token": ADMIN, "ladder_match_seconds": 0.05,
+              "ladder_ai_wait_seconds": 30, "timer_poll_seconds": 3600, **FAST_EVENTS,
+              **settings}
+    with client_for(tmp_path, clock=clock, **values) as c:
         yield c
 
 

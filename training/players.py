@@ -17,6 +17,7 @@ search player is an attribute, so a service can wrap it to batch across concurre
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from envs.policies import named_policy
 from training.config import SearchConfig
 from training.evaluator import Evaluator, RolloutEvaluator
 from training.search import search
+from training.variety import OpeningVariety, varied_action
 
 CHECKPOINT_ROOT = Path(__file__).resolve().parent.parent / "checkpoints"
 
@@ -62,7 +64,16 @@ class Player:
     def select_action(self, game: Game, state: Any, rng: np.random.Generator) -> int:
         return self.select_actions(game, [state], rng)[0]
 
-    def analyse(self, game: Game, state: Any, rng: np.random.Generator | None = None) -> Analysis:
+    def analyse(
+        self,
+        game: Game,
+        state: Any,
+        rng: np.random.Generator | None = None,
+        variety: OpeningVariety | None = None,
+    ) -> Analysis:
+        """The move and what the player thinks of it. ``variety``: play one of the moves
+        the search rates near-equal (:mod:`training.variety`); players without a search
+        ignore it (their own randomness, if any, is already drawn from ``rng``)."""
         rng = rng if rng is not None else np.random.default_rng()
         a = self.select_action(game, state, rng)
         return Analysis(
@@ -122,9 +133,17 @@ class SearchPlayer(Player):
     ) -> list[int]:
         return [r.action for r in search(game, list(states), self.evaluator, self.cfg, rng)]
 
-    def analyse(self, game: Game, state: Any, rng: np.random.Generator | None = None) -> Analysis:
+    def analyse(
+        self,
+        game: Game,
+        state: Any,
+        rng: np.random.Generator | None = None,
+        variety: OpeningVariety | None = None,
+    ) -> Analysis:
         rng = rng if rng is not None else np.random.default_rng()
         res = search(game, [state], self.evaluator, self.cfg, rng)[0]
+        if variety is not None:
+            res = dataclasses.replace(res, action=varied_action(res, variety, rng))
         order = np.argsort(-res.policy, kind="stable")
         top = [
             (game.action_to_move(state, int(a)), float(res.policy[a]))

@@ -18,7 +18,7 @@ _PLAYER_EXAMPLE = {
 }
 _GAME_EXAMPLE = {
     "game": "Fh2kQ0aZ9xYw3sT1", "session": "3q2Yd3x4Zq7Qm1f6cW0bLw", "kind": "rated",
-    "status": "done", "colour": "black", "handicap": 0,
+    "rated": True, "unrated_reason": None, "status": "done", "colour": "black", "handicap": 0,
     "opponent": {"id": "ai-3", "name": "AI club", "kind": "ai"},
     "result": "win", "reason": "resignation", "moves": 87,
     "points": {"before": 4000, "after": 4200, "change": 200},
@@ -80,8 +80,14 @@ class OpponentPublic(BaseModel):
 class LadderGamePublic(BaseModel):
     game: str = Field(description="the ladder game's id")
     session: str = Field(description="the session to play or replay it (GET /v1/sessions/{id})")
-    kind: Literal["rated", "friendly"] = Field(
-        description="friendly: the players' ranks were two or more apart when it started")
+    kind: Literal["rated", "friendly", "unrated"] = Field(
+        description="friendly: the players' ranks were two or more apart when it started; "
+                    "unrated: a rated game against an AI level that repeated one of the "
+                    "pair's last two games (the same first 20 plies and winner)")
+    rated: bool = Field(description="whether the game counts for points (kind 'rated')")
+    unrated_reason: str | None = Field(
+        None, description="why a game of kind 'unrated' is not rated, e.g. 'repeats game "
+                          "<id>: the same first 20 plies and winner'")
     status: Literal["playing", "done"]
     colour: Literal["black", "white"] = Field(description="this player's colour")
     handicap: int = Field(description="handicap stones (White passes its first N moves)")

@@ -317,7 +317,9 @@ class SessionPublic(BaseModel):
     ladder: dict[str, Any] | None = Field(
         None, description="a ladder game: its id, kind (rated or friendly), the players by "
         "colour, handicap, the players' presence by seat (present, disconnections, "
-        "absent_since, loses_at); once over, the outcome (void, or results, points and ranks)"
+        "absent_since, loses_at); once over, the outcome (void, or results, points and ranks; "
+        "kind 'unrated' with 'why' for a rated game against an AI level that repeated one of "
+        "the pair's last two games)"
     )
     ai_thinking: bool
     ai_error: str | None

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from serving.clocks import Clock
 from serving.db import SessionStore
-from serving.ladder import notices, rules
+from serving.ladder import farming, notices, rules
 from serving.ladder.ai_players import AILevel, game_config
 from serving.ladder.options import GAME, GameOptions
 from serving.ladder.store import LadderGameRow, PlayerRow, last_meeting_black
@@ -81,6 +81,7 @@ def create_game(
         "players": {colour: p.id for colour, p in by_colour.items()},
         "handicap": seating.handicap,
     }
+    data.extras.update(farming.variety_extras(kind))  # a rated game's AI varies its opening
     SessionStore.add(s, data)
     game = LadderGameRow(
         id=game_id,

@@ -45,8 +45,8 @@ def match_found(s: Session, game: LadderGameRow, black: PlayerRow, white: Player
 def game_over(s: Session, game: LadderGameRow, kind: str, outcome: dict[str, Any],
               at: float) -> None:
     """Tell both players how their game counted: ``rank_change`` for a rated game (points
-    and ranks before and after, promoted or demoted), ``game_over`` for a friendly or void
-    one."""
+    and ranks before and after, promoted or demoted), ``game_over`` for a friendly, void or
+    unrated (repeated) one, the last two with the reason (``why``)."""
     ids = {"black": game.black_id, "white": game.white_id}
     for colour in sorted(ids, key=lambda c: ids[c]):
         data: dict[str, Any] = {"game": game.id, "session": game.session_id, "kind": kind,
@@ -55,8 +55,9 @@ def game_over(s: Session, game: LadderGameRow, kind: str, outcome: dict[str, Any
             publish(s, channel(ids[colour]), "game_over", {**data, "why": outcome["why"]}, at)
             continue
         data["result"] = outcome["results"][colour]
-        if kind == "friendly":
-            publish(s, channel(ids[colour]), "game_over", data, at)
+        if kind in ("friendly", "unrated"):  # unrated: a repeated game, with the reason
+            extra = {"why": outcome["why"]} if "why" in outcome else {}
+            publish(s, channel(ids[colour]), "game_over", {**data, **extra}, at)
             continue
         points = outcome["points"][colour]
         publish(s, channel(ids[colour]), "rank_change",

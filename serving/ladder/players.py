@@ -42,7 +42,9 @@ def player_summary(p: PlayerRow) -> dict[str, Any]:
 
 
 def game_entry(g: LadderGameRow, me: str, names: dict[str, PlayerRow]) -> dict[str, Any]:
-    """One line of a player's game table; a friendly game shows "friendly", not a result."""
+    """One line of a player's game table; a friendly game shows "friendly", not a result; an
+    unrated one (the repeat rule, :mod:`serving.ladder.farming`) its result and why it is
+    not rated."""
     colour = "black" if g.black_id == me else "white"
     opponent = names.get(g.white_id if colour == "black" else g.black_id)
     before = g.black_points_start if colour == "black" else g.white_points_start
@@ -57,6 +59,8 @@ def game_entry(g: LadderGameRow, me: str, names: dict[str, PlayerRow]) -> dict[s
         "game": g.id,
         "session": g.session_id,
         "kind": g.kind,
+        "rated": g.kind == "rated",
+        "unrated_reason": g.unrated_reason,
         "status": g.status,
         "colour": colour,
         "handicap": g.handicap,

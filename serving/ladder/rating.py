@@ -6,6 +6,8 @@ players' new points commit with the result that causes them, or not at all. Exac
 session's compare-and-set lets one end-of-game write win, and the ladder game itself moves
 from ``playing`` to ``done`` by a conditional update that only one transaction can make. The
 players' ``rank_change`` (or ``game_over``) events are published in the same transaction.
+A rated game against an AI level that repeats one of the pair's last games is recorded as
+``unrated``, with the reason (the repeat rule, :mod:`serving.ladder.farming`).
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from serving.db import SessionData
-from serving.ladder import notices, rules
-from serving.ladder.store import LadderGameRow, PlayerRow, lock_players
+from serving.ladder import farming, notices, rules
+from serving.ladder.store import LadderGameRow, PlayerRow, last_meetings, lock_players
 
 
 def game_facts(data: SessionData) -> tuple[str, str | None, int, float]:
@@ -56,24 +58,41 @@ def rate_finished(s: Session, data: SessionData) -> bool:
         return True
     players = lock_players(s, [game.black_id, game.white_id])
     colours = {"black": players[game.black_id], "white": players[game.white_id]}
+    game.opening = farming.opening([ev["m"] for ev in data.events if ev["t"] == "move"])
+    kind, repeat = verdict.kind, None
+    if kind == "rated" and any(p.kind == "ai" for p in colours.values()):
+        repeat = _repeat(s, game, None if winner is None else colours[winner].id)
+        kind = "unrated" if repeat is not None else kind
     before = {c: p.points for c, p in colours.items()}
     results = {c: "draw" if winner is None else "win" if c == winner else "loss" for c in colours}
     for colour, player in colours.items():
-        _record(player, results[colour], verdict.kind)
+        _record(player, results[colour], kind)
     game.winner, game.reason, game.moves, game.ended = winner, reason, moves, ended
-    game.kind = verdict.kind
+    game.kind, game.unrated_reason = kind, repeat
     game.black_points_end = colours["black"].points
     game.white_points_end = colours["white"].points
     info["outcome"] = {
-        "kind": verdict.kind,
-        "results": {c: ("friendly" if verdict.kind == "friendly" else r)
-                    for c, r in results.items()},
+        "kind": kind,
+        **({"why": repeat} if repeat is not None else {}),
+        "results": {c: ("friendly" if kind == "friendly" else r) for c, r in results.items()},
         "points": {c: {"before": before[c], "after": p.points} for c, p in colours.items()},
         "ranks": {c: {"before": rules.rank_of(before[c]).name,
                       "after": rules.rank_of(p.points).name} for c, p in colours.items()},
     }
-    notices.game_over(s, game, verdict.kind, info["outcome"], ended)
+    notices.game_over(s, game, kind, info["outcome"], ended)
     return True
+
+
+def _repeat(s: Session, game: LadderGameRow, winner: str | None) -> str | None:
+    """The repeat rule (:func:`serving.ladder.farming.repeated`) for ``game``, whose
+    ``opening`` is set: why it is not rated, or None."""
+    last = last_meetings(s, game.black_id, game.white_id, game.id, farming.REPEAT_WINDOW)
+    past = [farming.PastGame(g.id, g.opening, _winner_id(g)) for g in last]
+    return farming.repeated(game.opening or [], winner, past)
+
+
+def _winner_id(g: LadderGameRow) -> str | None:
+    return {"black": g.black_id, "white": g.white_id}.get(g.winner or "")
 
 
 def _record(player: PlayerRow, result: str, kind: str) -> None:
@@ -81,6 +100,8 @@ def _record(player: PlayerRow, result: str, kind: str) -> None:
     player.last_result = result
     if kind == "friendly":
         player.friendly_games += 1
+        return
+    if kind == "unrated":  # a repeated game (serving.ladder.farming): recorded, not counted
         return
     standing = rules.rate(
         rules.Standing(player.points, player.rated_games, player.rated_wins, player.granted > 0),

@@ -70,7 +70,8 @@ class LadderGameRow(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     session_id: Mapped[str] = mapped_column(String(64), unique=True)
     status: Mapped[str] = mapped_column(String(8), index=True)  # playing | done
-    kind: Mapped[str] = mapped_column(String(10))  # rated | friendly (fixed at the start)
+    # rated | friendly (fixed at the start); unrated: a rated game the repeat rule took out
+    kind: Mapped[str] = mapped_column(String(10))
     black_id: Mapped[str] = mapped_column(String(64), index=True)
     white_id: Mapped[str] = mapped_column(String(64), index=True)
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
@@ -84,6 +85,10 @@ class LadderGameRow(Base):
     moves: Mapped[int | None] = mapped_column(Integer, nullable=True)
     black_points_end: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     white_points_end: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # the repeat rule (serving.ladder.farming): the game's first plies, and why a rated game
+    # against an AI level was not rated (kind "unrated")
+    opening: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    unrated_reason: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
 
 class QueueRow(Base):
@@ -172,6 +177,19 @@ def active_games(s: Session, player_id: str) -> list[LadderGameRow]:
         .where(LadderGameRow.status == "playing",
                or_(LadderGameRow.black_id == player_id, LadderGameRow.white_id == player_id))
         .order_by(LadderGameRow.created.desc())
+    ))
+
+
+def last_meetings(s: Session, a: str, b: str, but: str, n: int) -> list[LadderGameRow]:
+    """The last ``n`` recorded games between ``a`` and ``b`` (either colours), newest first,
+    leaving out game ``but`` (the one being rated)."""
+    return list(s.scalars(
+        select(LadderGameRow)
+        .where(LadderGameRow.status == "done", LadderGameRow.id != but,
+               or_(and_(LadderGameRow.black_id == a, LadderGameRow.white_id == b),
+                   and_(LadderGameRow.black_id == b, LadderGameRow.white_id == a)))
+        .order_by(LadderGameRow.ended.desc(), LadderGameRow.id.desc())
+        .limit(n)
     ))
 
 

@@ -13,10 +13,15 @@ An AI seat that cannot move records why on its lease (``ai_error`` in the view, 
 replica) and is tried again when the session changes. ``ai_thinking`` (a search starts) and
 ``ai_error`` are told to the session's followers as events of their own: they go with no stored
 change.
+
+A session whose ``extras`` carry an opening variety rule (:data:`VARIETY_KEY`; the ladder's
+rated games, :mod:`serving.ladder.farming`) has its AI moves seeded from the session id and
+the ply (:func:`move_plan`), and its first plies varied among near-equal moves.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections.abc import Callable
@@ -25,13 +30,32 @@ from typing import Any
 from envs.core import Game
 from serving.ai import AIEngine
 from serving.clocks import Clock
+from serving.db import SessionData
 from serving.errors import BadInput, NotFound, ServiceError
 from serving.sessions.context import Ctx
 from serving.sessions.drivers import LeaseHolder
 from serving.sessions.machine import push
 from serving.sessions.timeouts import expire
+from training.variety import OpeningVariety
 
 log = logging.getLogger("qizero.serving")
+
+VARIETY_KEY = "opening_variety"  # a session's extras: its AI seats' OpeningVariety, as JSON
+
+
+def move_plan(data: SessionData) -> tuple[int | None, OpeningVariety | None]:
+    """(seed, variety) of the AI move to make in ``data``: (None, None) where the session
+    asks for no variety (the engine draws a seed of its own, as for suggestions). Else the
+    seed comes from persisted data only, the session id and the ply (moves of the game so
+    far), so a restart or another replica searching the same position draws the same move;
+    the variety applies while the ply is within the rule's opening."""
+    rule = data.extras.get(VARIETY_KEY)
+    if rule is None:
+        return None, None
+    ply = sum(1 for ev in data.events if ev["t"] == "move")
+    digest = hashlib.sha256(f"{data.id}/{len(data.games)}/{ply}".encode()).digest()
+    variety = OpeningVariety.from_json(rule)
+    return int.from_bytes(digest[:8], "big"), variety if variety.applies(ply) else None
 
 
 def seat_config(ai: AIEngine, game: Game, seat: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +190,8 @@ class AISeats:
                 level = ctx.data.seats[seat]["level"]
                 self.notice(sid, "ai_thinking", {"seat": seat, "level": level,
                                                  "version": version})
-                suggestion = self.ai.analyse(ctx.game, ctx.state, level, None)
+                seed, variety = move_plan(ctx.data)
+                suggestion = self.ai.analyse(ctx.game, ctx.state, level, seed, variety)
                 ctx.now = self.clock()
                 if expire(ctx):  # the AI's turn ran out while it searched: no move
                     self.commit(ctx, version)

@@ -173,12 +173,15 @@ export function ladderScreen(root, openLadderGame) {
   // ---------------------------------------------------------------- profile
   function gameRow(g) {
     const opp = g.opponent ? g.opponent.name : '';
-    const result = g.status === 'playing' ? 'playing' : g.result;
+    // unrated: a rated game the repeat rule took out (docs/ladder.md), with its reason
+    const result = g.status === 'playing' ? 'playing'
+      : g.kind === 'unrated' ? `${g.result}, not rated` : g.result;
     const change = g.points && g.points.change ? (g.points.change > 0 ? `+${g.points.change}`
       : String(g.points.change)) : '';
     return h('tr', { dataset: { session: g.session, kind: g.kind } },
       h('td', {}, when(g.started)), h('td', {}, opp), h('td', {}, g.colour),
-      h('td', { class: 'result' }, result ?? ''), h('td', {}, g.reason ?? ''),
+      h('td', { class: 'result' }, result ?? ''),
+      h('td', {}, [g.reason, g.unrated_reason].filter(Boolean).join(' · ')),
       h('td', {}, g.moves ?? ''), h('td', {}, change), h('td', {}, g.options.board));
   }
 

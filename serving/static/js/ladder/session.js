@@ -9,7 +9,7 @@ import { attempt } from '../errors.js';
 import { Session } from '../session.js';
 
 const OUTCOME = { void: 'void (not rated, no record)', friendly: 'friendly (no points)',
-  rated: 'rated' };
+  rated: 'rated', unrated: 'not rated (a repeated game)' };
 
 export class LadderSession extends Session {
   constructor(id, account) {
