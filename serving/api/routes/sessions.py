@@ -101,6 +101,9 @@ The session live, as server-sent events (`text/event-stream`), or NDJSON with
     "/{session_id}/events",
     **stream_doc("follow the session live (server-sent events or NDJSON)", EVENTS_DOC,
                  {404: "no such session"}),
+    # The token is optional and never refused: a ladder player's own token makes the stream
+    # their presence, any other (or none) a spectator's (docs/ladder.md, "Presence").
+    openapi_extra={"security": [{}]},  # added to the bearer requirement: either
 )
 async def session_events(
     session_id: str, manager: ManagerDep, stream: StreamDep, ladder: LadderDep, token: TokenDep
