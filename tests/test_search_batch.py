@@ -13,11 +13,10 @@ from typing import Any
 import numpy as np
 import pytest
 from search_golden_cases import HashEvaluator
-from test_search_mcts import ChainNim, _jiugong_positions, nim_winning_actions
+from test_search_mcts import ChainNim
 
 from envs import make_game
 from envs.core import Game
-from envs.jiugong_solver import LOSS, WIN, get_solver
 from training.config import SearchConfig
 from training.evaluator import Evaluator, RolloutEvaluator, UniformEvaluator
 from training.search import Node, search
@@ -138,67 +137,7 @@ class _Confident:
 # ---------------------------------------------------------------------------- strength
 
 
-BATCHED = [
-    SearchConfig(algorithm="gumbel", simulations=200, gumbel_scale=0.0, batch=8),
-    SearchConfig(algorithm="puct", simulations=300, c_puct=1.5, batch=8),
-]
-
-
-@pytest.mark.parametrize("cfg", BATCHED, ids=["gumbel", "puct"])
-def test_batched_search_finds_forced_wins_in_jiugong(cfg: SearchConfig) -> None:
-    """As tests/test_search_mcts.py, with 8 simulations a batch."""
-    solver = get_solver()
-    game = make_game("jiugong")
-    states = _jiugong_positions(WIN, 3, 40)
-    results = search(game, states, UniformEvaluator(), cfg, np.random.default_rng(2))
-    for s, r in zip(states, results):
-        assert r.action in solver.preserving_actions(s), game.render(s)
-
-
-@pytest.mark.parametrize("cfg", BATCHED, ids=["gumbel", "puct"])
-def test_batched_search_avoids_forced_losses_in_jiugong(cfg: SearchConfig) -> None:
-    solver = get_solver()
-    game = make_game("jiugong")
-    candidates = []
-    for s in solver.positions():
-        if game.is_terminal(s):
-            continue
-        mv = solver.move_values(s)
-        quick_losses = [a for a, v in mv.items() if v.outcome == LOSS and v.distance <= 3]
-        if quick_losses and solver.preserving_actions(s) and solver.value(s).outcome != LOSS:
-            candidates.append(s)
-    rng = np.random.default_rng(3)
-    states = [candidates[i] for i in rng.choice(len(candidates), 40, replace=False)]
-    results = search(game, states, UniformEvaluator(), cfg, rng)
-    for s, r in zip(states, results):
-        assert solver.move_values(s)[r.action].outcome != LOSS, game.render(s)
-
-
-@pytest.mark.parametrize("algorithm", ["puct", "uct"])
-def test_batched_pure_mcts_wins_a_won_position(algorithm: str) -> None:
-    solver = get_solver()
-    game = make_game("jiugong")
-    states = _jiugong_positions(WIN, 1, 10)
-    rng = np.random.default_rng(4)
-    cfg = SearchConfig(algorithm=algorithm, simulations=60, batch=8)
-    results = search(game, states, RolloutEvaluator(rng, max_plies=50), cfg, rng)
-    for s, r in zip(states, results):
-        assert solver.move_values(s)[r.action].outcome == WIN
-
-
-@pytest.mark.parametrize("cfg", BATCHED, ids=["gumbel", "puct"])
-def test_batched_search_matches_brute_force_on_chain_nim(cfg: SearchConfig) -> None:
-    """Repeated turns (taking two keeps the turn) with batches: values still per player."""
-    rng = np.random.default_rng(0)
-    checked = 0
-    for stones in range(1, 10):
-        game = ChainNim(ChainNim.Config(stones=stones))
-        winners = nim_winning_actions(stones, 0)
-        res = search(game, [game.initial_state()], UniformEvaluator(), cfg, rng)[0]
-        if winners:
-            assert res.action in winners, (stones, res.action, winners)
-            checked += 1
-    assert checked >= 6
+# Strength with batches on solved positions: tests/test_search_mcts.py (its -batch8 cases).
 
 
 def test_batch_stays_out_of_the_json_at_1() -> None:

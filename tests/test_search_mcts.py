@@ -131,13 +131,16 @@ def test_chain_nim_reference_values() -> None:
     assert any((nim_value(n, 0) > 0) != alternating[n] for n in range(1, 13))
 
 
+# Each search also with 8 leaves a network call (SearchConfig.batch): batches must not cost
+# the solved positions below.
 ALGOS = [
-    SearchConfig(algorithm="gumbel", simulations=200, gumbel_scale=0.0),
-    SearchConfig(algorithm="puct", simulations=300, c_puct=1.5),
-]
+    SearchConfig(algorithm="gumbel", simulations=200, gumbel_scale=0.0, batch=batch)
+    for batch in (1, 8)
+] + [SearchConfig(algorithm="puct", simulations=300, c_puct=1.5, batch=batch) for batch in (1, 8)]
+ALGO_IDS = ["gumbel", "gumbel-batch8", "puct", "puct-batch8"]
 
 
-@pytest.mark.parametrize("cfg", ALGOS, ids=["gumbel", "puct"])
+@pytest.mark.parametrize("cfg", ALGOS, ids=ALGO_IDS)
 def test_search_matches_brute_force_on_chain_nim(cfg: SearchConfig) -> None:
     """Uniform evaluator, many simulations: in every winning position a winning move.
 
@@ -186,7 +189,7 @@ def _jiugong_positions(outcome: int, max_distance: int, count: int) -> list:
     return [out[i] for i in sorted(idx)]
 
 
-@pytest.mark.parametrize("cfg", ALGOS, ids=["gumbel", "puct"])
+@pytest.mark.parametrize("cfg", ALGOS, ids=ALGO_IDS)
 def test_search_finds_forced_wins_in_jiugong(cfg: SearchConfig) -> None:
     """Won positions (win in 1 or 3 plies): the uniform-prior search keeps the win."""
     solver = get_solver()
@@ -197,7 +200,7 @@ def test_search_finds_forced_wins_in_jiugong(cfg: SearchConfig) -> None:
         assert r.action in solver.preserving_actions(s), game.render(s)
 
 
-@pytest.mark.parametrize("cfg", ALGOS, ids=["gumbel", "puct"])
+@pytest.mark.parametrize("cfg", ALGOS, ids=ALGO_IDS)
 def test_search_avoids_forced_losses_in_jiugong(cfg: SearchConfig) -> None:
     """Positions where some moves lose quickly and another one does not: never a losing one."""
     solver = get_solver()
@@ -219,13 +222,14 @@ def test_search_avoids_forced_losses_in_jiugong(cfg: SearchConfig) -> None:
         assert solver.move_values(s)[r.action].outcome != LOSS, game.render(s)
 
 
+@pytest.mark.parametrize("batch", [1, 8])
 @pytest.mark.parametrize("algorithm", ["puct", "uct"])
-def test_pure_mcts_with_rollouts_wins_a_won_position(algorithm: str) -> None:
+def test_pure_mcts_with_rollouts_wins_a_won_position(algorithm: str, batch: int) -> None:
     solver = get_solver()
     game = make_game("jiugong")
     states = _jiugong_positions(WIN, 1, 10)
     rng = np.random.default_rng(4)
-    cfg = SearchConfig(algorithm=algorithm, simulations=60)
+    cfg = SearchConfig(algorithm=algorithm, simulations=60, batch=batch)
     results = search(game, states, RolloutEvaluator(rng, max_plies=50), cfg, rng)
     for s, r in zip(states, results):
         assert solver.move_values(s)[r.action].outcome == WIN
