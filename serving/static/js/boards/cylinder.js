@@ -5,6 +5,8 @@
 
 import { pointBoard } from './points.js';
 import { cylinderControls, isCylinder, stereoGo } from './layouts.js';
+import { cylinderTurn } from './axes.js';
+import { stereoGoViews } from './stereo_views.js';
 
 const MAX_HEIGHT = 0.82; // of the window: style.css, .board-svg { max-height: 82vh }
 
@@ -16,16 +18,19 @@ function wideSpace(el) {
   return el.clientWidth >= window.innerHeight * MAX_HEIGHT;
 }
 
-/** The Stereo Go board for ``session``: {el, update}, like pointBoard's. */
+/**
+ * The Stereo Go board for ``session``: {el, update}, like pointBoard's. The cylinder comes with
+ * its 3-D view, axis bar and lens (js/boards/stereo_views.js), all turned by one shared turn.
+ */
 export function stereoGoBoard(session) {
   const options = { lastMove: (sess) => sess.position.state.last_move, quiet: true };
   if (!isCylinder(session)) return pointBoard(session, stereoGo, options);
-  let shift = 0;
+  const turn = cylinderTurn();
   let horizontal = false;
   let listening = false;
-  const board = pointBoard(session, (sess) => stereoGo(sess, { shift, horizontal }), {
+  const board = pointBoard(session, (sess) => stereoGo(sess, { shift: turn.shift, horizontal }), {
     ...options,
-    controls: () => cylinderControls(horizontal, (step) => { shift += step; update(); }),
+    controls: () => cylinderControls(horizontal, (step) => turn.set(turn.shift + step)),
   });
 
   function onResize() {
@@ -48,5 +53,5 @@ export function stereoGoBoard(session) {
     }
   }
 
-  return { el: board.el, update };
+  return stereoGoViews(session, { el: board.el, update }, turn);
 }
