@@ -90,7 +90,13 @@ def test_the_3d_view_shows_the_cylinder_with_both_poles(screen, server, size):
     _game_with_3d(screen, server)
     svg = screen.locator(".cylinder3d-svg")
     box = svg.bounding_box()
-    assert box["width"] > 0.25 * size[0] and box["x"] >= 0 and box["x"] + box["width"] <= size[0]
+    assert max(box["width"], box["height"]) > 300  # the cylinder's length, in px
+    assert box["x"] >= 0 and box["x"] + box["width"] <= size[0]
+    # upright in its own column beside the record view on the desktop, lying above it on a phone
+    assert svg.get_attribute("data-orientation") == ("vertical" if size == DESKTOP else "horizontal")
+    beside = screen.locator(".point-board").bounding_box()
+    assert (beside["x"] > box["x"] + box["width"]) if size == DESKTOP else (
+        beside["y"] > box["y"] + box["height"])
     assert screen.locator(".c3d-label", has_text="NP").count() == 1
     assert screen.locator(".c3d-label", has_text="SP").count() == 1
     front = _front_3d(screen)
@@ -106,6 +112,8 @@ def test_the_3d_view_shows_the_cylinder_with_both_poles(screen, server, size):
 
 def test_a_point_played_in_one_view_shows_in_the_other(screen, server, size):
     sid = _game_with_3d(screen, server)
+    # the same legal-point feedback as the 2-D view: the empty points are targets
+    assert screen.locator('.cylinder3d-svg [data-point3d="I5"].target').count() == 1
     _play_3d(screen, size, "I5")
     _moves_shown(screen, 1)
     assert screen.locator('.point-board [data-point="I5"] .stone.black').count() == 1
@@ -115,6 +123,17 @@ def test_a_point_played_in_one_view_shows_in_the_other(screen, server, size):
     _moves_shown(screen, 2)
     assert screen.locator('.cylinder3d-svg [data-point3d="J6"] .stone.white').count() == 1
     assert _view(server, sid)["moves"] == ["I5", "J6"]
+    assert screen.locator('.cylinder3d-svg [data-point3d="I5"].target').count() == 0
+
+
+def test_the_labels_follow_the_language_switch(screen, server, size):
+    _game_with_3d(screen, server)
+    assert screen.inner_text(".view3d-toggle") == "Hide the 3-D cylinder"
+    screen.evaluate("import('/js/i18n.js').then((m) => m.setLanguage('zh'))")
+    screen.wait_for_function(
+        "document.querySelector('.view3d-toggle').textContent === '隐藏立体柱面图'")
+    assert screen.inner_text(".axis-help").startswith("移动轴")
+    assert screen.get_attribute(".cylinder3d-svg", "aria-label") == "立体围棋柱面立体图"
 
 
 def test_dragging_turns_the_cylinder_and_swings_a_pole_forward(screen, server, size):

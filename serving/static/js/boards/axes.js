@@ -91,18 +91,22 @@ export function axisBar(turn) {
     dragFrom = null;
     const slot = slotAt(ev.clientX, ev.clientY);
     const to = slot ? Number(slot.dataset.position) : from;
+    for (const s of el.querySelectorAll('.axis-slot.drop')) s.classList.remove('drop');
     const moved = dragged && to !== from;
     dragged = false;
-    if (moved) {
-      selected = null;
-      turn.moveAxis(turn.axisAt(from), to);
-    }
+    if (!moved) return; // a tap: its click follows on the same button, so keep the buttons
+    selected = null;
+    turn.moveAxis(turn.axisAt(from), to);
     update();
   }
 
   el.addEventListener('pointermove', onMove);
   el.addEventListener('pointerup', onUp);
-  el.addEventListener('pointercancel', () => { dragFrom = null; update(); });
+  el.addEventListener('pointercancel', () => {
+    dragFrom = null;
+    dragged = false;
+    update();
+  });
 
   function update() {
     const help = selected === null ? t('axes.help') : t('axes.selected', { axis: selected });
