@@ -186,9 +186,10 @@ def test_an_axis_moves_to_a_chosen_position_in_one_step(screen, server, size):
     screen.on("request", lambda req: requests.append(req.url))
     slots = screen.locator(".axis-slot")
     assert [slots.nth(k).inner_text() for k in range(17)] == list(AXES)
+    # every redraw of the 3-D view, one record each: a move in steps would leave several
     changes = screen.evaluate("""() => { window.__shifts = [];
-        new MutationObserver(() => window.__shifts.push(
-          document.querySelector('.cylinder3d-svg').dataset.shift))
+        new MutationObserver((records) => records.forEach(
+          (r) => window.__shifts.push(r.target.dataset.shift)))
           .observe(document.querySelector('.cylinder3d-svg'),
                    {attributes: true, attributeFilter: ['data-shift']}); return 0; }""")
     assert changes == 0
