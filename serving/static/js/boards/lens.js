@@ -109,7 +109,7 @@ export function attachLens(host) {
         if (hit) pick(nameOf(hit), keyOf(hit));
       });
       panel.replaceChildren(copy, h('div', { class: 'lens-bar' },
-        h('span', {}, t('lens.help')),
+        h('span', {}, t('lens.help', { point: name })),
         h('button', { type: 'button', class: 'lens-close', onclick: close }, t('lens.close'))));
     }
 

@@ -15,7 +15,7 @@ addStrings({
     'axes.selected': 'Axis {axis} selected: tap the position to move it to.',
     'axes.slotTitle': 'axis {axis} at position {position}',
     'lens.title': 'Magnified board',
-    'lens.help': 'Tap the point to play.',
+    'lens.help': 'Around {point}: tap the point to play.',
     'lens.close': 'Close',
   },
   zh: {
@@ -28,7 +28,7 @@ addStrings({
     'axes.selected': '已选中 {axis} 轴：点击要移到的位置。',
     'axes.slotTitle': '{axis} 轴，位置 {position}',
     'lens.title': '放大的棋盘',
-    'lens.help': '点击要下的着点。',
+    'lens.help': '{point} 附近：点击要下的着点。',
     'lens.close': '关闭',
   },
 });
