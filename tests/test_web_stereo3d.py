@@ -93,7 +93,8 @@ def test_the_3d_view_shows_the_cylinder_with_both_poles(screen, server, size):
     assert max(box["width"], box["height"]) > 300  # the cylinder's length, in px
     assert box["x"] >= 0 and box["x"] + box["width"] <= size[0]
     # upright in its own column beside the record view on the desktop, lying above it on a phone
-    assert svg.get_attribute("data-orientation") == ("vertical" if size == DESKTOP else "horizontal")
+    orientation = "vertical" if size == DESKTOP else "horizontal"
+    assert svg.get_attribute("data-orientation") == orientation
     beside = screen.locator(".point-board").bounding_box()
     assert (beside["x"] > box["x"] + box["width"]) if size == DESKTOP else (
         beside["y"] > box["y"] + box["height"])
@@ -146,12 +147,9 @@ def test_dragging_turns_the_cylinder_and_swings_a_pole_forward(screen, server, s
     i5 = _centre(screen.locator('[data-point3d="I5"] .hit'))
     j5 = _centre(screen.locator('[data-point3d="J5"] .hit'))
     step = abs(j5[1] - i5[1]) if lying else abs(j5[0] - i5[0])  # one meridian, in px
-    screen.mouse.move(x, y)
-    screen.mouse.down()
-    for k in range(1, 11):  # two meridians along the axis: the picture follows the pointer
-        dx, dy = (0, 2 * step * k / 10) if lying else (2 * step * k / 10, 0)
-        screen.mouse.move(x + dx, y + dy)
-    screen.mouse.up()
+    # two meridians along the axis: the picture follows the pointer (a finger on the phone)
+    _drag(screen, size, [(x + (0 if lying else 2 * step * k / 10),
+                          y + (2 * step * k / 10 if lying else 0)) for k in range(11)])
     # lying, the picture moved down (turn ▼ twice); upright, right (turn ▶ twice)
     shift = 2 if lying else -2
     assert svg.get_attribute("data-shift") == str(shift % 17)
@@ -161,15 +159,32 @@ def test_dragging_turns_the_cylinder_and_swings_a_pole_forward(screen, server, s
     assert _centre(screen.locator(f'[data-point3d="{front}5"] .hit')) == pytest.approx(i5, abs=2)
     # across the axis, far enough: SP's end comes forward, NP's goes back
     x0, y0 = (box["x"] + 0.85 * box["width"], y) if lying else (x, box["y"] + 0.85 * box["height"])
-    screen.mouse.move(x0, y0)
-    screen.mouse.down()
-    for k in range(1, 11):  # 250 px towards NP's end: the front swings that way
-        d = -250 * k / 10
-        screen.mouse.move(x0 + (d if lying else 0), y0 + (0 if lying else d))
-    screen.mouse.up()
+    # 250 px towards NP's end: the front swings that way
+    _drag(screen, size, [(x0 - (250 * k / 10 if lying else 0), y0 - (0 if lying else 250 * k / 10))
+                         for k in range(11)])
     front = _front_3d(screen)
     assert "SP" in front and "NP" not in front
     assert svg.get_attribute("data-shift") == str(shift % 17)  # across does not turn it
+
+
+def _drag(page, size, path: list[tuple[float, float]]) -> None:
+    """A drag along ``path``: the mouse on the desktop, a finger (real touch events, so
+    pointer events of type touch) on the phone."""
+    if size == DESKTOP:
+        page.mouse.move(*path[0])
+        page.mouse.down()
+        for x, y in path[1:]:
+            page.mouse.move(x, y)
+        page.mouse.up()
+        return
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [
+        {"x": path[0][0], "y": path[0][1]}]})
+    for x, y in path[1:]:
+        cdp.send("Input.dispatchTouchEvent",
+                 {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
 
 
 def _first_2d_meridian(page) -> str:
@@ -206,24 +221,12 @@ def test_an_axis_moves_to_a_chosen_position_in_one_step(screen, server, size):
     assert {"D", "A"} <= letters and "L" not in letters
     # dragging axis C onto position 9 (the front in the 3-D view)
     c = slots.nth([slots.nth(k).inner_text() for k in range(17)].index("C"))
-    c.drag_to(slots.nth(8)) if size == DESKTOP else _touch_drag(screen, c, slots.nth(8))
+    (x0, y0), (x1, _) = _centre(c), _centre(slots.nth(8))
+    _drag(screen, size, [(x0 + (x1 - x0) * k / 8, y0) for k in range(9)])
     assert slots.nth(8).inner_text() == "C"
     assert screen.evaluate("window.__shifts") == [str(AXES.index("M")), str((2 - 8) % 17)]
     assert "C11" in _front_3d(screen)
     assert not [u for u in requests if "/v1/" in u]  # a way of looking: no request
-
-
-def _touch_drag(page, source, target) -> None:
-    """A finger drag (pointer events of type touch) from one element to another."""
-    (x0, y0), (x1, y1) = _centre(source), _centre(target)
-    page.evaluate("""([x0, y0, x1, y1]) => {
-        const fire = (type, x, y) => document.elementFromPoint(x, y).dispatchEvent(
-          new PointerEvent(type, {bubbles: true, pointerType: 'touch', pointerId: 7,
-                                  clientX: x, clientY: y, isPrimary: true}));
-        fire('pointerdown', x0, y0);
-        for (let k = 1; k <= 8; k += 1) fire('pointermove', x0 + (x1 - x0) * k / 8, y0);
-        fire('pointerup', x1, y1);
-    }""", [x0, y0, x1, y1])
 
 
 def test_the_lens_makes_a_tap_hit_the_intended_point(screen, server, size):
