@@ -89,8 +89,9 @@ export function cylinder3dView(session, turn, onPoint, horizontal) {
   }
 
   /**
-   * The drawing's box [x, y, w, h] round the projected points, with room for the labels. While
-   * a drag goes on it only grows, so the picture keeps its scale under the pointer.
+   * The drawing's box [left, top, right, bottom] round the projected points, with room for
+   * the labels. While a drag goes on it only grows, so the picture keeps its scale under the
+   * pointer.
    */
   function frame(at, unit) {
     const xs = Object.values(at).map((p) => p.x);
@@ -115,8 +116,7 @@ export function cylinder3dView(session, turn, onPoint, horizontal) {
     const view = session.view;
     const rows = session.position.state.board;
     const stones = stonesOf(rows);
-    const c = session.humanToPlay && view.status === 'playing' ? classify(session.legal)
-      : classify([]);
+    const c = session.humanToPlay ? classify(session.legal) : classify([]); // as points.js
     const last = movePoint(session.position.state.last_move);
     const dead = new Set(view.scoring ? view.scoring.dead : []);
     svg.setAttribute('viewBox', `${x0} ${y0} ${x1 - x0} ${y1 - y0}`);
@@ -130,7 +130,8 @@ export function cylinder3dView(session, turn, onPoint, horizontal) {
     const front = s('g', { class: 'c3d-front' });
     for (const [a, b, kind] of EDGES) {
       const [p, q] = [at[a], at[b]];
-      const seen = kind === 'pole' ? isFront(at[a]) || (isFront(q) && p.facing > -0.3)
+      // a pole's spokes show with the pole, or with their ring point while the cap is edge-on
+      const seen = kind === 'pole' ? isFront(p) || (isFront(q) && p.facing > -0.3)
         : isFront(p) && isFront(q);
       (seen ? front : back).append(s('line', { x1: p.x, y1: p.y, x2: q.x, y2: q.y,
         class: `c3d-line c3d-${kind}` }));
@@ -142,14 +143,17 @@ export function cylinder3dView(session, turn, onPoint, horizontal) {
       const r = unit * 0.42 * p.scale * (0.55 + 0.45 * Math.max(0, p.facing));
       const piece = stones[name];
       if (!isFront(p)) {
-        if (piece) back.append(s('circle', { class: `stone ${piece} c3d-ghost`, cx: p.x, cy: p.y, r }));
+        if (piece) {
+          back.append(s('circle', { class: `stone ${piece} c3d-ghost`, cx: p.x, cy: p.y, r }));
+        }
         continue;
       }
       const classes = ['point'];
       if (c.place.has(name)) classes.push('target');
       const g = s('g', { class: classes.join(' '), dataset: { point3d: name },
         onclick: () => onPoint(name) });
-      g.append(s('circle', { class: 'hit', cx: p.x, cy: p.y, r: Math.max(r * 1.15, unit * 0.45) }));
+      const reach = Math.max(r * 1.15, unit * 0.45);
+      g.append(s('circle', { class: 'hit', cx: p.x, cy: p.y, r: reach }));
       if (piece) g.append(s('circle', { class: `stone ${piece}`, cx: p.x, cy: p.y, r }));
       if (name === last) g.append(s('circle', { class: 'last', cx: p.x, cy: p.y, r: r * 0.35 }));
       if (dead.has(name)) {
