@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from test_web_client import _api_session, _moves_shown, _open, _view, browser, server
+from test_web_client import _api_moves, _api_session, _moves_shown, _open, _view, browser, server
 
 __all__ = ["browser", "server"]  # the fixtures, shared with test_web_client.py
 
@@ -49,13 +49,14 @@ def screen(browser, server, size) -> Iterator[Any]:
     assert overflow <= 0, f"{overflow} px of sideways scrolling"
 
 
-def _game_with_3d(page, server: str) -> str:
+def _game_with_3d(page, server: str) -> tuple[str, str]:
+    """A new cylinder game opened on ``page`` with the 3-D view switched on: (id, token)."""
     sid, token = _api_session(server, "stereo_go")
     _open(page, server, sid, token)
     assert page.locator(".cylinder3d-svg").is_hidden()  # the record view alone at first
     page.click(".view3d-toggle")
     page.wait_for_selector(".cylinder3d-svg [data-point3d]")
-    return sid
+    return sid, token
 
 
 def _centre(locator) -> tuple[float, float]:
@@ -105,6 +106,12 @@ def test_the_3d_view_shows_the_cylinder_with_both_poles(screen, server, size):
     assert 60 < len(front) < 250  # the near side only: about half the cylinder
     # the meridian in front is the 2-D view's ninth position (I, with no turn), rings 1..21
     assert {f"I{r}" for r in range(1, 22)} <= front
+    assert not {f"A{r}" for r in range(1, 22)} & front  # behind: drawn faintly, not clickable
+    if size == DESKTOP:  # narrowed, it lies across above the record view
+        screen.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+        screen.wait_for_selector('.cylinder3d-svg[data-orientation="horizontal"]')
+        screen.set_viewport_size({"width": DESKTOP[0], "height": DESKTOP[1]})
+        screen.wait_for_selector('.cylinder3d-svg[data-orientation="vertical"]')
     screen.reload()  # the switch is remembered
     screen.wait_for_selector(".cylinder3d-svg [data-point3d]")
     screen.click(".view3d-toggle")
@@ -112,7 +119,7 @@ def test_the_3d_view_shows_the_cylinder_with_both_poles(screen, server, size):
 
 
 def test_a_point_played_in_one_view_shows_in_the_other(screen, server, size):
-    sid = _game_with_3d(screen, server)
+    sid, _ = _game_with_3d(screen, server)
     # the same legal-point feedback as the 2-D view: the empty points are targets
     assert screen.locator('.cylinder3d-svg [data-point3d="I5"].target').count() == 1
     _play_3d(screen, size, "I5")
@@ -230,7 +237,7 @@ def test_an_axis_moves_to_a_chosen_position_in_one_step(screen, server, size):
 
 
 def test_the_lens_makes_a_tap_hit_the_intended_point(screen, server, size):
-    sid = _game_with_3d(screen, server)
+    sid, token = _game_with_3d(screen, server)
     board = screen.locator('.point-board [data-point="E7"] .hit')
     board.scroll_into_view_if_needed()
     e7, e8 = (_centre(screen.locator(f'.point-board [data-point="{p}"] .hit'))
@@ -256,9 +263,12 @@ def test_the_lens_makes_a_tap_hit_the_intended_point(screen, server, size):
     assert screen.locator(".lens-svg").count() == 0
     assert _view(server, sid)["moves"] == ["E7"]
     assert screen.locator('.point-board [data-point="E7"] .stone.black').count() == 1
-    # the lens closes without playing when the backdrop is tapped
+    # an open lens follows the board: white's move made elsewhere shows in it
     screen.touchscreen.tap(*_centre(screen.locator('.point-board [data-point="E9"] .hit')))
     screen.wait_for_selector(".lens-svg")
+    _api_moves(server, sid, token, ["E10"])
+    screen.wait_for_selector('.lens-svg [data-point="E10"] .stone.white')
+    # and closes without playing when the backdrop is tapped
     screen.touchscreen.tap(5, 5)
     assert screen.locator(".lens-svg").count() == 0
-    assert _view(server, sid)["moves"] == ["E7"]
+    assert _view(server, sid)["moves"] == ["E7", "E10"]
