@@ -55,6 +55,33 @@ const NAMES = pointNames();
 const EDGES = edges();
 
 /**
+ * Labels: the poles beyond their ends, and the axis letters A–Q beside the end ring whose pole
+ * is turned away (the other end is covered by its cap), the far pole beyond the letters.
+ */
+function labelsFor(at, unit, lying) {
+  const labels = [];
+  const along = (d) => (lying ? [d, 0] : [0, d]);
+  const farEnd = isFront(at.SP) ? 'NP' : 'SP';
+  const outward = farEnd === 'SP' ? 1 : -1;
+  const ring = farEnd === 'SP' ? RING_COUNT : 1;
+  for (const pole of ENDS) {
+    const p = at[pole];
+    const sign = pole === 'NP' ? -1 : 1;
+    const [dx, dy] = along(sign * unit * (pole === farEnd ? 3 : 1));
+    labels.push({ text: pole, x: p.x + dx, y: p.y + dy, size: unit * 0.7,
+      cls: `c3d-label${isFront(p) ? '' : ' c3d-far'}` });
+  }
+  for (let m = 0; m < MERIDIAN_COUNT; m += 1) {
+    const p = at[`${AXES[m]}${ring}`];
+    if (!isFront(p)) continue;
+    const [dx, dy] = along(outward * unit * 0.8);
+    labels.push({ text: AXES[m], x: p.x + dx, y: p.y + dy, size: unit * 0.6,
+      cls: 'c3d-label c3d-axis' });
+  }
+  return labels;
+}
+
+/**
  * The 3-D view for ``session``: {el, update}. ``turn`` is the shared cylinder turn
  * (js/boards/axes.js); ``onPoint(name)`` plays (or marks) the point as the 2-D view would.
  * ``horizontal()`` says whether to lay the cylinder's axis across the screen (else upright).
@@ -93,10 +120,10 @@ export function cylinder3dView(session, turn, onPoint, horizontal) {
    * the labels. While a drag goes on it only grows, so the picture keeps its scale under the
    * pointer.
    */
-  function frame(at, unit) {
-    const xs = Object.values(at).map((p) => p.x);
-    const ys = Object.values(at).map((p) => p.y);
-    const pad = unit * 1.4;
+  function frame(at, labels, unit) {
+    const xs = [...Object.values(at), ...labels].map((p) => p.x);
+    const ys = [...Object.values(at), ...labels].map((p) => p.y);
+    const pad = unit * 0.9;
     let box = [Math.min(...xs) - pad, Math.min(...ys) - pad, Math.max(...xs) + pad,
       Math.max(...ys) + pad];
     if (press && press.dragging && press.box) {
@@ -112,7 +139,8 @@ export function cylinder3dView(session, turn, onPoint, horizontal) {
     const place = placer(lying);
     const at = Object.fromEntries(NAMES.map((n) => [n, place(n)]));
     const unit = frontSpacing() * SIZE; // a meridian's width in front
-    const [x0, y0, x1, y1] = frame(at, unit);
+    const labels = labelsFor(at, unit, lying);
+    const [x0, y0, x1, y1] = frame(at, labels, unit);
     const view = session.view;
     const rows = session.position.state.board;
     const stones = stonesOf(rows);
@@ -164,19 +192,8 @@ export function cylinder3dView(session, turn, onPoint, horizontal) {
       front.append(g);
     }
     svg.append(back, front);
-    for (const pole of ENDS) {
-      const p = at[pole];
-      const out = (pole === 'NP' ? -1 : 1) * unit * (isFront(p) ? 0.9 : 1.8); // clear of A–Q
-      const [dx, dy] = lying ? [out, 0] : [0, out];
-      svg.append(s('text', { class: `c3d-label${isFront(p) ? '' : ' c3d-far'}`,
-        x: p.x + dx, y: p.y + dy, 'font-size': unit * 0.7 }, pole));
-    }
-    for (let m = 0; m < MERIDIAN_COUNT; m += 1) { // axis letters beside the SP end ring
-      const p = at[`${AXES[m]}${RING_COUNT}`];
-      if (!isFront(p)) continue;
-      const [dx, dy] = lying ? [unit * 0.75, 0] : [0, unit * 0.75];
-      svg.append(s('text', { class: 'c3d-label c3d-axis', x: p.x + dx, y: p.y + dy,
-        'font-size': unit * 0.6 }, AXES[m]));
+    for (const lb of labels) {
+      svg.append(s('text', { class: lb.cls, x: lb.x, y: lb.y, 'font-size': lb.size }, lb.text));
     }
   }
 
