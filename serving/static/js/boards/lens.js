@@ -38,7 +38,7 @@ export function nearestGap(g) {
 /** Give ``host`` (a board's container) the lens; returns {close}. */
 export function attachLens(host) {
   let pointerType = null; // of the press that the next click ends
-  let lens = null; // {overlay, key, name}
+  let lens = null; // the open lens: {overlay, observer}
 
   host.addEventListener('pointerdown', (ev) => { pointerType = ev.pointerType; }, true);
   host.addEventListener('click', (ev) => {
@@ -58,6 +58,7 @@ export function attachLens(host) {
     lens.overlay.remove();
     lens.observer.disconnect();
     document.removeEventListener('keydown', onKey);
+    window.removeEventListener('hashchange', close); // another screen
     lens = null;
   }
 
@@ -89,7 +90,7 @@ export function attachLens(host) {
     const side = Math.min(320, window.innerWidth - 24);
 
     function draw() {
-      const at = original(key, name);
+      const at = host.isConnected ? original(key, name) : null;
       if (!at) { close(); return; }
       const svg = at.ownerSVGElement;
       const box = svg.viewBox.baseVal;
@@ -116,6 +117,7 @@ export function attachLens(host) {
     draw();
     observer.observe(host, { childList: true, subtree: true });
     document.addEventListener('keydown', onKey);
+    window.addEventListener('hashchange', close);
   }
 
   return { close };
