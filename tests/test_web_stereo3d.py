@@ -119,7 +119,7 @@ def test_the_3d_view_shows_the_cylinder_with_both_poles(screen, server, size):
 
 
 def test_a_point_played_in_one_view_shows_in_the_other(screen, server, size):
-    sid, _ = _game_with_3d(screen, server)
+    sid, token = _game_with_3d(screen, server)
     # the same legal-point feedback as the 2-D view: the empty points are targets
     assert screen.locator('.cylinder3d-svg [data-point3d="I5"].target').count() == 1
     _play_3d(screen, size, "I5")
@@ -132,6 +132,13 @@ def test_a_point_played_in_one_view_shows_in_the_other(screen, server, size):
     assert screen.locator('.cylinder3d-svg [data-point3d="J6"] .stone.white').count() == 1
     assert _view(server, sid)["moves"] == ["I5", "J6"]
     assert screen.locator('.cylinder3d-svg [data-point3d="I5"].target').count() == 0
+    # after two passes a click in 3-D marks a dead chain, as in 2-D
+    _api_moves(server, sid, token, ["pass", "pass"])
+    screen.wait_for_selector("#accept-score")
+    _play_3d(screen, size, "I5")
+    screen.wait_for_selector('.point-board [data-point="I5"] .dead-mark')
+    assert screen.locator('.cylinder3d-svg [data-point3d="I5"] .dead-mark').count() == 1
+    assert _view(server, sid)["scoring"]["dead"] == ["I5"]
 
 
 def test_the_labels_follow_the_language_switch(screen, server, size):
