@@ -115,7 +115,10 @@ def test_shipped_ladder_is_strictly_ordered(folder: str) -> None:
     assert levels_folder(game, REPO / "checkpoints") == where
     data = read_levels(game)
     levels = data["levels"]
-    assert len(levels) >= 5, f"{name}: {len(levels)} levels; a shipped ladder has at least 5"
+    assert len(levels) >= 5, (
+        f"{name} (game {game_id}, options {options['game_options']}): {len(levels)} levels, "
+        "a shipped ladder needs at least 5; rebuild it from a longer run with the training "
+        "CLI's `levels` command (training/commands/levels.py) or remove the folder")
     assert [lv["id"] for lv in levels] == list(range(1, len(levels) + 1)), (
         f"{name}: level ids must be 1..{len(levels)} in order")
     for adj in data["calibration"]["adjacent"]:
