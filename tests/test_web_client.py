@@ -425,7 +425,7 @@ def test_start_screen_buttons_choose_options_with_trained_levels(page, server):
     page.goto(server + "/")
     page.click('[data-game="trigolden"]')
     button = page.locator('button.variant-choice[data-variant="scoring-trigolden"]')
-    assert button.inner_text() == "scoring trigolden"
+    assert button.inner_text() == "TriGolden scoring"
     button.click()
     seat = 'select[name="seat-p2"] option'
     page.wait_for_function(

@@ -16,7 +16,7 @@ export class LadderSession extends Session {
     super(id, account.token);
     this.account = account;
     this.seatsLocked = true; // the game screen disables its seat selectors
-    this.leaveLabel = 'Back to the ladder';
+    this.leaveLabel = 'ladder.back';
     this.opponent = null;
   }
 
