@@ -1,6 +1,9 @@
 // The REST API (docs/service.md). Every error of the service is JSON
 // {"error", "message", "detail"}; ApiError keeps it and says it in words people can read.
 
+import { t } from './i18n.js';
+import './i18n/common.js';
+
 export class ApiError extends Error {
   constructor(status, body) {
     super(describe(status, body));
@@ -15,20 +18,11 @@ export class ApiError extends Error {
   }
 }
 
-const TITLES = {
-  0: 'Connection problem',
-  401: 'Not signed in to this session',
-  403: 'Not your seat',
-  404: 'Not found',
-  409: 'Not possible now',
-  413: 'Request too large',
-  422: 'Not accepted',
-  503: 'Service unavailable',
-};
+const TITLED = new Set([0, 401, 403, 404, 409, 413, 422, 503]); // statuses with a title
 
 function describe(status, body) {
-  const title = TITLES[status] || `Error ${status}`;
-  const message = body && typeof body.message === 'string' ? body.message : 'no details';
+  const title = TITLED.has(status) ? t(`api.${status}`) : t('api.other', { status });
+  const message = body && typeof body.message === 'string' ? body.message : t('api.noDetails');
   return `${title}: ${message}`;
 }
 
@@ -46,7 +40,7 @@ export async function api(method, path, body, token) {
       cache: 'no-store',
     });
   } catch (err) {
-    throw new ApiError(0, { message: `cannot reach the server (${err.message})` });
+    throw new ApiError(0, { message: t('api.unreachable', { why: err.message }) });
   }
   const text = await res.text();
   let data = null;

@@ -2,8 +2,11 @@
 // cannot be taken back (arbitration, resignation).
 
 import { h } from './dom.js';
+import { t } from './i18n.js';
+import './i18n/common.js';
 
-export function askConfirm(lines, { ok = 'OK', cancel = 'Cancel', id = 'confirm-dialog' } = {}) {
+export function askConfirm(lines, { ok = t('dialog.ok'), cancel = t('dialog.cancel'),
+  id = 'confirm-dialog' } = {}) {
   return new Promise((resolve) => {
     const dialog = h('dialog', { id, class: 'confirm-dialog' },
       h('form', { method: 'dialog' },

@@ -10,78 +10,84 @@ import { pointBoard } from './boards/points.js';
 import { fangqi, jiugong } from './boards/layouts.js';
 import { stereoGoBoard } from './boards/cylinder.js';
 import { trigoldenScreen } from './trigolden/screen.js';
+import { onLanguageChange, t } from './i18n.js';
+import './i18n/game.js';
+import { gameName, seatName } from './i18n/common.js';
+import { rulesButton } from './rules.js';
 
 function scoreText(score) {
-  return Object.entries(score).map(([seat, v]) => `${seat} ${v}`).join(' – ');
+  return Object.entries(score).map(([seat, v]) => `${seatName(seat)} ${v}`).join(' – ');
 }
 
-const REASONS = {
-  rules: 'end of the game', score: 'counting', resignation: 'resignation',
-  arbitration: 'arbitration', timeout: 'time-out',
-};
+const REASONS = new Set(['rules', 'score', 'resignation', 'arbitration', 'timeout']);
 
 /** One sentence for a game's or the match's result. */
 export function resultText(result) {
   if (!result) return '';
-  const who = result.winner ? `${result.winner} wins` : 'draw';
-  const why = REASONS[result.reason] || result.reason;
+  const who = result.winner ? t('result.wins', { seat: seatName(result.winner) }) : t('result.draw');
+  const why = REASONS.has(result.reason) ? t(`reason.${result.reason}`) : result.reason;
   const parts = [`${who} (${why})`];
-  if (result.totals) parts.push(`match totals: ${scoreText(result.totals)}`);
-  else if (result.score) parts.push(`score: ${scoreText(result.score)}`);
+  if (result.totals) parts.push(t('result.totals', { score: scoreText(result.totals) }));
+  else if (result.score) parts.push(t('result.score', { score: scoreText(result.score) }));
   return parts.join('; ');
 }
 
 function statusText(session) {
   const text = turnText(session);
   const problem = session.view.ai_error;
-  return problem ? `${text} — AI problem: ${problem}` : text;
+  return problem ? t('status.aiProblem', { text, problem }) : text;
 }
 
 function turnText(session) {
   const view = session.view;
-  if (view.status === 'over') return `Game over: ${resultText(view.result)}`;
+  if (view.status === 'over') return t('status.over', { result: resultText(view.result) });
   if (view.status === 'scoring') {
-    return 'Scoring: click stones to mark dead chains, then accept the score';
+    return t('status.scoring');
   }
   const seat = session.turnSeat;
   if (view.confirm_turns && view.turn_complete) {
-    return `${seat ? `${seat}: ` : ''}confirm or cancel the turn`;
+    return seat ? t('status.confirmSeat', { seat: seatName(seat) }) : t('status.confirm');
   }
   if (!seat) return '';
   if (session.isAI(seat)) {
     const lv = session.levelLabel(view.seats[seat].level);
-    return `${seat} to play: AI ${lv}${view.ai_thinking ? ' is thinking…' : ''}`;
+    return t(view.ai_thinking ? 'status.aiThinking' : 'status.aiToPlay',
+      { seat: seatName(seat), level: lv });
   }
-  return `${seat} to play`;
+  return t('status.toPlay', { seat: seatName(seat) });
 }
 
 function eventText(ev) {
   if (ev.t === 'move') {
-    const by = ev.by === 'ai' ? ` (AI ${ev.level})` : ev.by === 'arbiter' ? ' (arbiter)' : '';
-    return `${ev.seat}: ${ev.m}${by}`;
+    const by = ev.by === 'ai' ? t('event.ai', { level: ev.level })
+      : ev.by === 'arbiter' ? t('event.arbiter') : '';
+    return `${seatName(ev.seat)}: ${ev.m}${by}`;
   }
-  if (ev.t === 'timeout') return `${ev.seat}: time-out`;
-  if (ev.t === 'resign') return `${ev.seat}: resigns`;
+  if (ev.t === 'timeout') return t('event.timeout', { seat: seatName(ev.seat) });
+  if (ev.t === 'resign') return t('event.resign', { seat: seatName(ev.seat) });
   return JSON.stringify(ev);
 }
 
 function moveList(session) {
   const view = session.view;
   const games = [...view.match.history, view.events];
-  const out = h('div', { class: 'moves-panel' }, h('h3', {}, 'Moves'));
+  const out = h('div', { class: 'moves-panel' }, h('h3', {}, t('game.moves')),
+    notationLegend(view.game));
   games.forEach((events, g) => {
-    if (games.length > 1) out.append(h('h4', {}, `Game ${g + 1}`));
+    if (games.length > 1) out.append(h('h4', {}, t('game.number', { n: g + 1 })));
     const list = h('ol', { class: 'move-list', id: g === games.length - 1 ? 'moves' : null });
     for (const ev of events) list.append(h('li', { class: `ev-${ev.t}` }, eventText(ev)));
     if (g === games.length - 1) {
       for (const m of view.pending) {
-        list.append(h('li', { class: 'pending' }, `${session.turnSeat ?? ''}: ${m} (provisional)`));
+        list.append(h('li', { class: 'pending' }, t('event.provisional',
+          { seat: session.turnSeat ? seatName(session.turnSeat) : '', move: m })));
       }
     }
     out.append(list);
     const res = view.match.results[g];
     if (res && view.match.games > 1) {
-      out.append(h('p', { class: 'game-result' }, `Game ${g + 1}: ${resultText(res)}`));
+      out.append(h('p', { class: 'game-result' },
+        `${t('game.number', { n: g + 1 })}: ${resultText(res)}`));
     }
   });
   return out;
@@ -90,7 +96,7 @@ function moveList(session) {
 /** Seat rows: who plays each side; a select hands a side to a person or an AI level. */
 function seatsPanel(session) {
   const view = session.view;
-  const out = h('div', { class: 'seats-panel' }, h('h3', {}, 'Players'));
+  const out = h('div', { class: 'seats-panel' }, h('h3', {}, t('game.players')));
   for (const seat of session.seats) {
     const cfg = view.seats[seat];
     const select = h('select', {
@@ -99,13 +105,14 @@ function seatsPanel(session) {
         const v = ev.target.value;
         return v === 'human' ? session.setSeat(seat, 'human') : session.setSeat(seat, 'ai', v);
       }),
-    }, h('option', { value: 'human', selected: cfg.type === 'human' }, 'Human'),
+    }, h('option', { value: 'human', selected: cfg.type === 'human' }, t('game.human')),
     session.levels.levels.map((lv) => h('option', {
-      value: lv.id, selected: cfg.type === 'ai' && cfg.level === lv.id }, `AI: ${lv.label}`)));
+      value: lv.id, selected: cfg.type === 'ai' && cfg.level === lv.id },
+    t('game.aiLevel', { level: lv.label }))));
     out.append(h('div', { class: `seat-row${session.toPlay === seat ? ' to-play' : ''}`,
       dataset: { seat } },
     h('span', { class: `swatch ${seat}` }),
-    h('span', { class: 'seat-name' }, seat), select));
+    h('span', { class: 'seat-name' }, seatName(seat)), select));
   }
   return out;
 }
@@ -117,34 +124,36 @@ function actionsPanel(session) {
   if (view.confirm_turns && turnSeat !== null && !session.isAI(turnSeat)) {
     out.append(
       h('button', { type: 'button', id: 'confirm', class: 'primary',
-        disabled: !view.turn_complete, onclick: () => run(() => session.confirm()) }, '✓ Confirm'),
+        disabled: !view.turn_complete, onclick: () => run(() => session.confirm()) }, t('game.confirm')),
       h('button', { type: 'button', id: 'cancel', disabled: !view.pending.length,
-        onclick: () => run(() => session.cancel()) }, '✗ Cancel'));
+        onclick: () => run(() => session.cancel()) }, t('game.cancel')));
   }
   if (session.humanToPlay && session.legal.includes('pass')) {
     out.append(h('button', { type: 'button', id: 'pass',
-      onclick: () => run(() => session.move('pass')) }, 'Pass'));
+      onclick: () => run(() => session.move('pass')) }, t('game.pass')));
   }
   if (session.game.sessions.resign && session.humanToPlay) {
     const seat = session.toPlay;
     out.append(h('button', { type: 'button', id: 'resign', onclick: () => run(async () => {
-      if (await askConfirm([`Resign for ${seat}?`])) await session.resign(seat);
-    }) }, 'Resign'));
+      if (await askConfirm([t('game.resignFor', { seat: seatName(seat) })])) {
+        await session.resign(seat);
+      }
+    }) }, t('game.resign')));
   }
   if (view.status === 'scoring') {
     const sc = view.scoring;
-    const marks = sc.dead.length ? sc.dead.join(', ') : 'none';
-    out.append(h('p', {}, `Dead chains marked: ${marks}. Accepted by: `
-      + `${sc.accepted.join(', ') || 'nobody yet'}.`));
+    const marks = sc.dead.length ? sc.dead.join(', ') : t('game.none');
+    out.append(h('p', {}, t('game.deadMarked', { marks,
+      accepted: sc.accepted.map(seatName).join(', ') || t('game.nobody') })));
     if (sc.proposed && sc.proposed.length) {
       out.append(h('button', { type: 'button', id: 'use-proposed',
-        title: `the server's guess: ${sc.proposed.join(', ')}`,
-        onclick: () => run(() => session.markDead(sc.proposed)) }, 'Mark the proposed dead'));
+        title: t('game.proposed', { dead: sc.proposed.join(', ') }),
+        onclick: () => run(() => session.markDead(sc.proposed)) }, t('game.markProposed')));
     }
     out.append(h('button', { type: 'button', id: 'accept-score', class: 'primary',
-      onclick: () => run(() => session.acceptScore()) }, 'Accept the score'),
+      onclick: () => run(() => session.acceptScore()) }, t('game.accept')),
     h('button', { type: 'button', id: 'resume',
-      onclick: () => run(() => session.resume()) }, 'Resume play'));
+      onclick: () => run(() => session.resume()) }, t('game.resume')));
   }
   return out;
 }
@@ -158,10 +167,13 @@ const clockFormat = (sec) => {
 function clockSeatText(seat, c, elapsed) {
   const run = c.running ? elapsed : 0;
   const main = c.main_left - run;
-  if (main > 0) return `${seat} ${clockFormat(main)} + ${c.periods_left} × byo-yomi`;
+  if (main > 0) {
+    return t('clock.main', { seat: seatName(seat), time: clockFormat(main), periods: c.periods_left });
+  }
   const spent = c.main_left > 0 ? -main : run;
   const period = (c.period_left ?? 0) - (c.main_left > 0 ? 0 : spent);
-  return `${seat} byo-yomi ${clockFormat(period)} (${c.periods_left} period(s) left)`;
+  return t('clock.byoyomi',
+    { seat: seatName(seat), time: clockFormat(period), periods: c.periods_left });
 }
 
 /** The per-turn timer, or the main time + byo-yomi clock of each seat. */
@@ -172,7 +184,7 @@ function timerText(session) {
   const left = session.remainingSeconds();
   if (left !== null) {
     const deadline = new Date(view.timer.deadline * 1000).toLocaleTimeString();
-    parts.push(`⏱ ${session.toPlay}: ${Math.ceil(left)} s left (until ${deadline})`);
+    parts.push(t('clock.turn', { seat: seatName(session.toPlay), left: Math.ceil(left), deadline }));
   }
   const clock = view.timer.clock;
   if (clock && clock.seats) {
@@ -199,17 +211,32 @@ function lastEventMove(session) {
 function stateLine(session) {
   const st = session.position.state;
   if (session.view.game === 'fangqi') {
-    const hand = Object.entries(st.hand).map(([k, v]) => `${k} ${v}`).join(', ');
-    return `phase: ${st.phase}; extra actions owed: ${st.owed}; in hand: ${hand}`;
+    const hand = Object.entries(st.hand).map(([k, v]) => `${seatName(k)} ${v}`).join(', ');
+    const line = t('state.fangqi', { phase: t(`state.fangqi.${st.phase}`), hand });
+    return st.owed || st.phase === 'room' ? `${line}. ${fangqiOwed(session, st)}` : line;
   }
   if (session.view.game === 'stereo_go') {
-    return `prisoners: black ${st.captures[0]}, white ${st.captures[1]}`
-      + (session.view.config.komi !== undefined ? `; komi ${session.view.config.komi}` : '');
+    return t('state.stereo', { black: st.captures[0], white: st.captures[1] })
+      + (session.view.config.komi !== undefined
+        ? t('state.komi', { komi: session.view.config.komi }) : '');
   }
   if (session.view.game === 'jiugong') {
-    return st.shared_locked ? 'the shared piece is locked this turn' : 'the shared piece is free';
+    return t(st.shared_locked ? 'state.jiugong.locked' : 'state.jiugong.free');
   }
   return '';
+}
+
+/** Fang Qi's owed actions in words: extra placements earned by shapes, captures, making room. */
+function fangqiOwed(session, st) {
+  const seat = seatName(st.to_play ?? session.toPlay ?? '');
+  if (st.phase === 'place') return t('rules.fangqi.owed', { seat, n: st.owed });
+  if (st.phase === 'room') return t('state.fangqi.owedRoom', { seat });
+  return t('state.fangqi.owedRemove', { seat, n: st.owed });
+}
+
+/** The game's move notation in one line, under the move list's heading. */
+function notationLegend(game) {
+  return h('p', { class: 'notation-legend help' }, t(`rules.${game}.notation`));
 }
 
 /** Build the game screen in ``root`` and keep it current; returns a stop function. */
@@ -220,11 +247,17 @@ export function openGame(root, session, onLeave) {
   const board = isTri ? trigoldenScreen(session, run) : pointBoardFor(session);
   const info = h('p', { class: 'state-line' });
   const side = h('aside', { class: 'side' });
+  const head = h('div', { class: 'game-head' });
+  const title = () => (session.inBrowser
+    ? t('game.inBrowser', { game: gameName(session.view.game) }) : gameName(session.view.game));
+  const drawHead = () => head.replaceChildren(
+    h('h2', {}, title()),
+    h('span', { class: 'session-id', title: t('game.sessionId') }, session.id),
+    rulesButton(session.view.game),
+    h('button', { type: 'button', id: 'new-game', onclick: onLeave }, t(session.leaveLabel)));
+  drawHead();
   root.replaceChildren(
-    h('div', { class: 'game-head' },
-      h('h2', {}, session.game.name),
-      h('span', { class: 'session-id', title: 'session id' }, session.id),
-      h('button', { type: 'button', id: 'new-game', onclick: onLeave }, session.leaveLabel)),
+    head,
     status, timer,
     h('div', { class: `game-body ${isTri ? 'tri' : 'points'}` },
       h('div', { class: 'board-host' }, board.el, info), side),
@@ -243,10 +276,12 @@ export function openGame(root, session, onLeave) {
 
   session.onChange((changed) => { if (changed) render(); });
   render();
+  const unlabel = onLanguageChange(() => { drawHead(); render(); });
   const unfollow = session.follow(showError);
   const tick = setInterval(() => { timer.textContent = timerText(session); }, 250);
   return () => {
     unfollow();
+    unlabel();
     clearInterval(tick);
     session.listeners.clear();
   };

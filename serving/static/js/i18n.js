@@ -34,6 +34,11 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
+/** The label for key if a table has it, else ``fallback`` (data shown as it is: "9x9"). */
+export function tOr(key, fallback, params = {}) {
+  return key in tables.en || key in tables[current] ? t(key, params) : String(fallback);
+}
+
 export function language() {
   return current;
 }

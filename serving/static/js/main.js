@@ -1,6 +1,7 @@
 // Entry point: resume the saved session (URL hash, then localStorage) or show the start screen.
 
 import { ApiError } from './api.js';
+import { installChrome } from './chrome.js';
 import { clearError, installErrorBar, showError } from './errors.js';
 import { openGame } from './game.js';
 import { forgetOffline, OfflineSession, readOffline } from './offline/session.js';
@@ -10,6 +11,7 @@ import { forget, readSaved, save, saveLadder } from './store.js';
 import { readAccount } from './ladder/account.js';
 import { LadderSession } from './ladder/session.js';
 import { ladderScreen } from './ladder/screen.js';
+import { t } from './i18n.js';
 
 const startEl = document.getElementById('start-screen');
 const gameEl = document.getElementById('game-screen');
@@ -84,7 +86,7 @@ async function showGame(id, token, account = null) {
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
       forget();
-      showError(new Error('That game is no longer on the server; start a new one.'));
+      showError(new Error(t('api.gone')));
       showStart();
       return;
     }
@@ -117,6 +119,7 @@ async function showOffline(saved, manifest = null) {
   document.body.dataset.game = session.view.game;
 }
 
+installChrome();
 installErrorBar();
 document.getElementById('home-link').addEventListener('click', (ev) => {
   ev.preventDefault();

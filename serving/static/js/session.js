@@ -19,7 +19,8 @@ export class Session {
     this.fetchedAt = 0;
     this.listeners = new Set();
     this.seatsLocked = false; // the game screen's seat selectors are disabled when true
-    this.leaveLabel = 'New game'; // the game screen's button that leaves the game
+    this.leaveLabel = 'game.newGame'; // the label key of the game screen's button that leaves
+    this.inBrowser = false; // an offline game (js/offline/session.js)
   }
 
   /** Panels this kind of session adds to the game screen's side (js/ladder/session.js). */

@@ -4,15 +4,21 @@
 import { api, getJSON } from './api.js';
 import { h } from './dom.js';
 import { clearError, showError } from './errors.js';
+import { onLanguageChange, t, tOr } from './i18n.js';
+import './i18n/start.js';
+import { gameName, seatName } from './i18n/common.js';
+import { openRules } from './rules.js';
 import { offlineLevels } from './offline/engine.js';
 
 /** An input for one catalogue option: a list of choices, a number, a switch or text. */
-function optionInput(opt) {
+function optionInput(game, opt) {
   const id = `opt-${opt.name}`;
+  const key = `opt.${game.id}.${opt.name}`;
   let input;
   if (opt.choices && opt.choices.length) {
     input = h('select', { id, name: opt.name },
-      opt.choices.map((c) => h('option', { value: String(c), selected: c === opt.default }, c)));
+      opt.choices.map((c) => h('option', { value: String(c), selected: c === opt.default },
+        tOr(`${key}.${c}`, c))));
   } else if (opt.type === 'bool') {
     input = h('input', { id, name: opt.name, type: 'checkbox', checked: Boolean(opt.default) });
   } else if (opt.type === 'int' || opt.type === 'float') {
@@ -23,9 +29,10 @@ function optionInput(opt) {
   } else {
     input = h('input', { id, name: opt.name, type: 'text', value: opt.default ?? '' });
   }
-  return h('label', { class: 'field', title: opt.help || '' },
-    h('span', { class: 'field-name' }, opt.name), input,
-    opt.help ? h('small', { class: 'help' }, opt.help) : null);
+  const help = tOr(`${key}.help`, opt.help || '');
+  return h('label', { class: 'field', title: help },
+    h('span', { class: 'field-name', title: opt.name }, tOr(key, opt.name)), input,
+    help ? h('small', { class: 'help' }, help) : null);
 }
 
 /** The option's value typed as the catalogue says (the API refuses "9" for an int). */
@@ -43,7 +50,12 @@ function optionValue(opt, form) {
 function describeOptions(game, options) {
   return game.options
     .filter((opt) => opt.name in options && options[opt.name] !== opt.default)
-    .map((opt) => `${opt.name} ${options[opt.name]}`)
+    .map((opt) => {
+      const key = `opt.${game.id}.${opt.name}`;
+      const value = options[opt.name];
+      const choice = tOr(`${key}.${value}`, '');
+      return choice || `${tOr(key, opt.name)} ${value}`;
+    })
     .join(', ');
 }
 
@@ -61,7 +73,7 @@ function applyOptions(game, form, options) {
 function variantButtons(game, levels, onChoose) {
   if (!levels.variants || levels.variants.length === 0) return null;
   return h('div', { class: 'variants' },
-    h('span', { class: 'field-name' }, 'trained AI levels also for'),
+    h('span', { class: 'field-name' }, t('start.variantsFor')),
     levels.variants.map((v) => h('button', {
       type: 'button', class: 'variant-choice', dataset: { variant: v.key },
       onclick: () => onChoose(v.options),
@@ -69,16 +81,16 @@ function variantButtons(game, levels, onChoose) {
 }
 
 function seatInput(seat, levels) {
-  const options = [h('option', { value: 'human' }, 'Human')];
+  const options = [h('option', { value: 'human' }, t('start.human'))];
   for (const lv of levels.levels) {
     const elo = lv.elo !== null && lv.elo !== undefined ? ` (Elo ${Math.round(lv.elo)})` : '';
-    options.push(h('option', { value: `ai:${lv.id}` }, `${levels.prefix || 'AI'}: ${lv.label}${elo}`));
+    options.push(h('option', { value: `ai:${lv.id}` }, `${levels.prefix || t('start.ai')}: ${lv.label}${elo}`));
   }
   return h('label', { class: 'field' },
-    h('span', { class: 'field-name' }, seat),
+    h('span', { class: 'field-name' }, seatName(seat)),
     h('select', { name: `seat-${seat}`, dataset: { seat }, disabled: levels.levels.length === 0 },
       options),
-    levels.levels.length === 0 ? h('small', { class: 'help' }, 'no AI levels for this game') : null);
+    levels.levels.length === 0 ? h('small', { class: 'help' }, t('start.noLevels')) : null);
 }
 
 function sessionInputs(game) {
@@ -86,10 +98,10 @@ function sessionInputs(game) {
   const out = [];
   if (f.timer) {
     out.push(h('label', { class: 'field' },
-      h('span', { class: 'field-name' }, 'seconds per turn'),
+      h('span', { class: 'field-name' }, t('start.turnSeconds')),
       h('input', { name: 'turn_seconds', type: 'number', min: '1', step: '1',
         value: f.turn_seconds_default }),
-      h('small', { class: 'help' }, 'empty: no timer')));
+      h('small', { class: 'help' }, t('start.noTimer'))));
   }
   if (f.clock_default) {
     // main time + byo-yomi (Stereo Go): the rules' clock, on by default
@@ -98,23 +110,24 @@ function sessionInputs(game) {
       h('span', { class: 'field-name' }, label),
       h('input', { name, type: 'number', min: '0', step, value }));
     out.push(h('label', { class: 'field' },
-      h('span', { class: 'field-name' }, 'clock'),
+      h('span', { class: 'field-name' }, t('start.clock')),
       h('input', { name: 'clock_on', type: 'checkbox', checked: true }),
-      h('small', { class: 'help' }, 'main time, then byo-yomi periods; unchecked: no clock')),
-    num('main_time', 'main time (s)', c.main_time, '1'),
-    num('periods', 'byo-yomi periods', c.periods, '1'),
-    num('period_seconds', 'period (s)', c.period_seconds, '1'));
+      h('small', { class: 'help' }, t('start.clockHelp'))),
+    num('main_time', t('start.mainTime'), c.main_time, '1'),
+    num('periods', t('start.periods'), c.periods, '1'),
+    num('period_seconds', t('start.period'), c.period_seconds, '1'));
   }
   if (f.match_lengths.length > 1) {
     const most = Math.max(...f.match_lengths);
     out.push(h('label', { class: 'field' },
-      h('span', { class: 'field-name' }, 'games in the match'),
+      h('span', { class: 'field-name' }, t('start.matchGames')),
       h('select', { name: 'match_games' },
         f.match_lengths.map((n) => h('option', { value: String(n), selected: n === most }, n)))));
   }
   out.push(h('label', { class: 'field' },
-    h('span', { class: 'field-name' }, 'confirm each turn'),
-    h('input', { name: 'confirm_turns', type: 'checkbox', checked: f.confirm_turns })));
+    h('span', { class: 'field-name' }, t('start.confirmTurns')),
+    h('input', { name: 'confirm_turns', type: 'checkbox', checked: f.confirm_turns }),
+    h('small', { class: 'help' }, t('start.confirmHelp'))));
   return out;
 }
 
@@ -150,10 +163,9 @@ function whereInput(onChange) {
     h('input', { type: 'radio', name: 'where', value, checked: value === 'server',
       onchange: () => onChange(value === 'browser') }),
     h('span', {}, label), h('small', { class: 'help' }, help));
-  return h('fieldset', { class: 'where' }, h('legend', {}, 'Where the game is played'),
-    radio('server', 'on the server', 'a session: resumable from any screen, timers, AI on the server'),
-    radio('browser', 'in this browser (offline)',
-      'the AI levels run in this page: no server needed once the game has started'));
+  return h('fieldset', { class: 'where' }, h('legend', {}, t('start.where')),
+    radio('server', t('start.server'), t('start.serverHelp')),
+    radio('browser', t('start.browser'), t('start.browserHelp')));
 }
 
 /** The body of POST /v1/sessions from the form. */
@@ -177,10 +189,19 @@ function sessionBody(game, form) {
   return body;
 }
 
+let stopRelabel = null; // the language listener of the start screen last rendered
+
 /** Render the start screen into ``root``; ``onCreated(created)`` gets the API's answer,
- * ``onOffline({game, seats, manifest})`` an in-browser game to open. */
-export async function renderStart(root, onCreated, onOffline) {
+ * ``onOffline({game, seats, manifest})`` an in-browser game to open. ``keep``: {id, config},
+ * the game and options to show chosen (a language switch re-renders with what was chosen). */
+export async function renderStart(root, onCreated, onOffline, keep = null) {
   const games = await getJSON('/v1/games');
+  if (stopRelabel) stopRelabel();
+  stopRelabel = onLanguageChange(() => {
+    if (root.hidden || !root.contains(form)) return;
+    const chosen = current ? { id: current.id, config: chosenConfig(current, form) } : null;
+    renderStart(root, onCreated, onOffline, chosen).catch(showError);
+  });
   const details = h('div', { class: 'game-details' });
   const form = h('form', { id: 'start-form', class: 'card' });
   const picker = h('div', { class: 'game-picker', role: 'radiogroup' });
@@ -195,11 +216,12 @@ export async function renderStart(root, onCreated, onOffline) {
       getJSON(`/v1/games/${game.id}/levels`), offlineLevels(game.id).catch(() => null)]);
     if (current !== game) return; // another game was chosen meanwhile
     const seatsBox = h('fieldset', { class: 'seats' });
-    const showSeats = (lv) => seatsBox.replaceChildren(h('legend', {}, 'Players'),
+    const showSeats = (lv) => seatsBox.replaceChildren(h('legend', {}, t('start.players')),
       ...game.players.map((seat) => seatInput(seat, lv)));
     showSeats(levels);
     const optionsBox = game.options.length
-      ? h('fieldset', {}, h('legend', {}, 'Options'), game.options.map(optionInput),
+      ? h('fieldset', {}, h('legend', {}, t('start.options')),
+        game.options.map((opt) => optionInput(game, opt)),
         variantButtons(game, levels, (options) => {
           applyOptions(game, form, options);
           optionsBox.dispatchEvent(new Event('change'));
@@ -217,9 +239,9 @@ export async function renderStart(root, onCreated, onOffline) {
       if (current !== game) return;
       showSeats(chosen);
     });
-    const sessionBox = h('fieldset', {}, h('legend', {}, 'Session'), sessionInputs(game));
+    const sessionBox = h('fieldset', {}, h('legend', {}, t('start.session')), sessionInputs(game));
     const whereBox = offline && whereInput((browser) => {
-      inBrowser = browser ? { ...offline, prefix: 'AI in this browser' } : null;
+      inBrowser = browser ? { ...offline, prefix: t('start.aiBrowser') } : null;
       showSeats(inBrowser || levels);
       sessionBox.hidden = browser; // no timer, no confirmation: the page plays alone
     });
@@ -230,15 +252,17 @@ export async function renderStart(root, onCreated, onOffline) {
     picker.append(h('button', {
       type: 'button', class: 'game-choice', dataset: { game: game.id },
       role: 'radio', onclick: () => choose(game).catch(showError),
-    }, h('strong', {}, game.name), h('small', {}, game.id)));
+    }, h('strong', {}, gameName(game.id)), h('small', {}, t(`game.${game.id}.other`))));
   }
 
   form.append(
-    h('h1', {}, 'New game'),
+    h('h1', {}, t('start.title')),
     picker,
+    h('button', { type: 'button', id: 'start-rules', class: 'rules-button',
+      onclick: () => current && openRules(current.id) }, t('start.rules')),
     details,
     h('div', { class: 'actions' },
-      h('button', { type: 'submit', id: 'create', class: 'primary' }, 'Start')),
+      h('button', { type: 'submit', id: 'create', class: 'primary' }, t('start.start'))),
   );
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
@@ -256,5 +280,10 @@ export async function renderStart(root, onCreated, onOffline) {
     }
   });
   root.replaceChildren(form);
-  await choose(games[0]);
+  const first = (keep && games.find((g) => g.id === keep.id)) || games[0];
+  await choose(first);
+  if (keep && first.id === keep.id && first.options.length && current === first) {
+    applyOptions(first, form, keep.config);
+    details.querySelector('fieldset')?.dispatchEvent(new Event('change'));
+  }
 }

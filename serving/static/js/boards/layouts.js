@@ -2,6 +2,8 @@
 // and what stands on it. Pure drawing: which points can be clicked comes from the legal list.
 
 import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import '../i18n/boards.js';
 
 const D = 60; // grid spacing of the small boards
 
@@ -146,11 +148,12 @@ export function stereoGo(session, { shift = 0, horizontal = false } = {}) {
  */
 export function cylinderControls(horizontal, onShift) {
   const [back, on] = horizontal
-    ? [['turn-up', -1, '▲ turn', 'up'], ['turn-down', 1, 'turn ▼', 'down']]
-    : [['turn-left', 1, '◀ turn', 'left'], ['turn-right', -1, 'turn ▶', 'right']];
+    ? [['turn-up', -1, t('board.turnUp'), 'up'], ['turn-down', 1, t('board.turnDown'), 'down']]
+    : [['turn-left', 1, t('board.turnLeft'), 'left'],
+      ['turn-right', -1, t('board.turnRight'), 'right']];
   const button = ([cls, step, text, way]) => h('button', { type: 'button', class: cls,
-    onclick: () => onShift(step), title: `turn the cylinder: the picture moves ${way}` }, text);
-  const seam = horizontal ? 'the bottom edge joins the top' : 'the right edge joins the left';
+    onclick: () => onShift(step), title: t(`board.turnTitle.${way}`) }, text);
+  const seam = t(horizontal ? 'board.seamHorizontal' : 'board.seamVertical');
   return h('div', { class: 'cylinder-controls' },
-    button(back), h('span', { class: 'help' }, `the rings wrap around: ${seam}`), button(on));
+    button(back), h('span', { class: 'help' }, seam), button(on));
 }

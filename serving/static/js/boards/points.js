@@ -4,6 +4,9 @@
 
 import { s } from '../dom.js';
 import { showError } from '../errors.js';
+import { t } from '../i18n.js';
+import '../i18n/boards.js';
+import { gameName } from '../i18n/common.js';
 
 /** The legal moves sorted by what a click on a point does. */
 export function classify(legal) {
@@ -94,7 +97,7 @@ export function pointBoard(session, makeLayout, { lastMove, controls, quiet = fa
     const r = layout.radius;
     const svg = s('svg', {
       class: 'board-svg', viewBox: `0 0 ${layout.width} ${layout.height}`, role: 'img',
-      'aria-label': `${session.game.name} board`,
+      'aria-label': t('board.label', { game: gameName(session.view.game) }),
     });
     svg.append(s('rect', { class: 'board-bg', x: 0, y: 0, width: layout.width,
       height: layout.height, rx: 8 }));

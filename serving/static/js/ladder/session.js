@@ -7,6 +7,7 @@ import { getJSON } from '../api.js';
 import { h } from '../dom.js';
 import { attempt } from '../errors.js';
 import { Session } from '../session.js';
+import '../i18n/ladder.js';
 
 const OUTCOME = { void: 'void (not rated, no record)', friendly: 'friendly (no points)',
   rated: 'rated', unrated: 'not rated (a repeated game)' };
@@ -16,7 +17,7 @@ export class LadderSession extends Session {
     super(id, account.token);
     this.account = account;
     this.seatsLocked = true; // the game screen disables its seat selectors
-    this.leaveLabel = 'Back to the ladder';
+    this.leaveLabel = 'ladder.back';
     this.opponent = null;
   }
 

@@ -38,7 +38,8 @@ export class OfflineSession extends Session {
     super('offline', null);
     this.rules = GAMES[saved.game.id];
     this.engine = engine;
-    this.game = { ...saved.game, name: `${saved.game.name} — in this browser` };
+    this.game = saved.game;
+    this.inBrowser = true; // the game screen's title says so
     this.saved = saved;
     this.levels = {
       levels: manifest.levels.map(({ id, label, elo }) => ({ id, label, elo })),

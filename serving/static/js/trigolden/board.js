@@ -4,6 +4,8 @@
 // turns the picture (rules/trigolden.md: the opening angle only turns the whole picture).
 
 import { centroid, h, points, s } from '../dom.js';
+import { t } from '../i18n.js';
+import '../i18n/trigolden.js';
 
 const VIEW = 100; // the viewBox is -VIEW..VIEW both ways
 
@@ -46,7 +48,7 @@ export function tgBoard(handlers) {
   let suppressClick = false;
 
   const svg = s('svg', { class: 'tg-svg', viewBox: `${-VIEW} ${-VIEW} ${2 * VIEW} ${2 * VIEW}`,
-    role: 'img', 'aria-label': 'TriGolden board' });
+    role: 'img', 'aria-label': t('tg.board') });
   const bar = h('div', { class: 'tg-bar' });
   const el = h('div', { class: 'tg-board', dataset: { mode } }, svg, bar);
 
@@ -72,22 +74,22 @@ export function tgBoard(handlers) {
     const fit = () => { zoom = 1; pan = [0, 0]; draw(); };
     if (mode === 'toolbar') {
       bar.replaceChildren(h('div', { class: 'tg-toolbar', role: 'toolbar' },
-        button('tb-fit', '⤢', 'fit the board / 全局', fit),
-        button(`tb-numbers${showNumbers ? ' on' : ''}`, '#', 'piece numbers / 編號',
+        button('tb-fit', '⤢', t('tg.fit'), fit),
+        button(`tb-numbers${showNumbers ? ' on' : ''}`, '#', t('tg.numbers'),
           () => { showNumbers = !showNumbers; draw(); }),
         button(`tb-structures${showStructures ? ' on' : ''}`, '✦',
-          'TriGolden structures / 頂鑫結構', () => { showStructures = !showStructures; draw(); }),
-        button('tb-arbitration', '⚖ 仲裁', 'request arbitration / 申請仲裁',
+          t('tg.structures'), () => { showStructures = !showStructures; draw(); }),
+        button('tb-arbitration', t('tg.arbitrate'), t('tg.arbitrateTitle'),
           () => handlers.onArbitration(), !(model && model.canArbitrate))));
     } else {
       bar.replaceChildren(h('div', { class: 'tg-direction', role: 'toolbar' },
-        button('dir-up', '↑', 'pan up', move(0, 12)),
-        button('dir-left', '←', 'pan left', move(12, 0)),
-        button('dir-right', '→', 'pan right', move(-12, 0)),
-        button('dir-down', '↓', 'pan down', move(0, -12)),
-        button('dir-in', '+', 'zoom in', scale(1.25)),
-        button('dir-out', '−', 'zoom out', scale(0.8)),
-        button('dir-fit', '⤢', 'fit', fit)));
+        button('dir-up', '↑', t('tg.panUp'), move(0, 12)),
+        button('dir-left', '←', t('tg.panLeft'), move(12, 0)),
+        button('dir-right', '→', t('tg.panRight'), move(-12, 0)),
+        button('dir-down', '↓', t('tg.panDown'), move(0, -12)),
+        button('dir-in', '+', t('tg.zoomIn'), scale(1.25)),
+        button('dir-out', '−', t('tg.zoomOut'), scale(0.8)),
+        button('dir-fit', '⤢', t('tg.fitShort'), fit)));
     }
   }
 

@@ -6,22 +6,22 @@
 //   AI              -> an AI icon that cycles the level, ✗ hands the side back to a person
 
 import { h, points, s } from '../dom.js';
-import { handPolygon, KINDS, PIECES } from './pieces.js';
+import { handPolygon, KINDS } from './pieces.js';
+import { t } from '../i18n.js';
+import '../i18n/trigolden.js';
 
-const MODES = {
-  bracing: { mark: '頂', zh: '頂棋計分', en: 'Bracing scoring' },
-  trigolden: { mark: '鑫', zh: '鑫棋計分', en: 'TriGolden scoring' },
-};
+const MARKS = { bracing: '頂', trigolden: '鑫' }; // the markers' characters, as in the source
 
 function marker(p, on) {
-  const mode = MODES[p.scoring] || MODES.bracing;
+  const scoring = p.scoring in MARKS ? p.scoring : 'bracing';
+  const name = t(`tg.mode.${scoring}`);
   return h('button', {
     type: 'button', class: `tg-marker${p.lit ? ' lit' : ''}`, dataset: { seat: p.seat },
-    title: `${mode.zh} / ${mode.en}` + (p.lit && !p.isAI ? ' — tap: hand this side to the AI' : ''),
-    'aria-label': `${mode.en}${p.lit ? ', to play' : ''}`,
+    title: name + (p.lit && !p.isAI ? t('tg.markerToAI') : ''),
+    'aria-label': `${name}${p.lit ? t('tg.toPlay') : ''}`,
     onclick: () => on.marker(p.seat),
-  }, h('span', { class: 'tg-marker-mark' }, mode.mark),
-  h('span', { class: 'tg-marker-text' }, mode.zh, h('br'), mode.en));
+  }, h('span', { class: 'tg-marker-mark' }, MARKS[scoring]),
+  h('span', { class: 'tg-marker-text' }, name));
 }
 
 function handPiece(p, kind, on) {
@@ -33,7 +33,7 @@ function handPiece(p, kind, on) {
     type: 'button', dataset: { kind, seat: p.seat },
     class: `tg-hand-piece${selected ? ' selected' : ''}${flipped ? ' flipped' : ''}`,
     disabled: (count === 0 && p.openingKind !== kind) || !p.canPlace,
-    title: `${PIECES[kind].zh} ${PIECES[kind].name}${selected ? ' — tap again to flip' : ''}`,
+    title: `${t(`tg.piece.${kind}`)}${selected ? t('tg.flipAgain') : ''}`,
     onclick: () => on.hand(p.seat, kind),
   }, s('svg', { viewBox: '-1.2 -1.2 2.4 2.4', class: 'tg-hand-svg' },
     s('polygon', { points: points(poly), class: `tg-piece ${p.seatClass}` })),
@@ -46,26 +46,26 @@ function slots(p, on) {
     dataset: { seat: p.seat }, onclick: () => fn(p.seat) }, label);
   if (p.isAI) {
     return [
-      ai('tg-ai-level', `AI ${p.levelLabel}`, 'AI level — tap for the next level / 切換 AI 等級',
+      ai('tg-ai-level', `AI ${p.levelLabel}`, t('tg.aiLevel'),
         on.cycle, p.over),
       h('button', { type: 'button', class: 'tg-cross', dataset: { seat: p.seat },
-        title: 'back to a person / 切回人類', disabled: p.over, onclick: () => on.human(p.seat) },
+        title: t('tg.toPerson'), disabled: p.over, onclick: () => on.human(p.seat) },
       '✗'),
     ];
   }
   if (!p.active) {
     return [
-      ai('green', 'AI', 'hand this side to the AI now / 由 AI 接管', on.takeover,
+      ai('green', 'AI', t('tg.takeover'), on.takeover,
         p.over || !p.hasLevels),
-      h('button', { type: 'button', class: 'tg-cross', disabled: true, title: 'cancel' }, '✗'),
+      h('button', { type: 'button', class: 'tg-cross', disabled: true, title: t('tg.cancel') }, '✗'),
     ];
   }
   return [
     h('button', { type: 'button', class: 'tg-check', dataset: { seat: p.seat },
-      title: 'confirm the turn / 確認', disabled: !p.turnComplete,
+      title: t('tg.confirm'), disabled: !p.turnComplete,
       onclick: () => on.confirm(p.seat) }, '✓'),
     h('button', { type: 'button', class: 'tg-cross', dataset: { seat: p.seat },
-      title: 'cancel this turn’s pieces / 取消', disabled: !p.pending,
+      title: t('tg.cancelTurn'), disabled: !p.pending,
       onclick: () => on.cancel(p.seat) }, '✗'),
   ];
 }
@@ -82,10 +82,10 @@ export function tgPanel(p, on) {
   h('header', { class: 'tg-panel-head' },
     h('span', { class: `swatch ${p.seatClass}` }),
     h('strong', {}, p.label),
-    h('small', {}, p.first ? ' first player / 先手' : ' second player / 後手')),
+    h('small', {}, ` ${t(p.first ? 'tg.first' : 'tg.second')}`)),
   marker(p, on),
   h('div', { class: 'tg-hand' }, KINDS.map((kind) => handPiece(p, kind, on))),
-  h('p', { class: 'tg-score' }, `score ${p.score}`,
-    p.total !== null ? h('span', { class: 'tg-total' }, ` · match ${p.total}`) : null),
+  h('p', { class: 'tg-score' }, t('tg.score', { score: p.score }),
+    p.total !== null ? h('span', { class: 'tg-total' }, t('tg.match', { total: p.total })) : null),
   h('div', { class: 'tg-slots' }, slots(p, on)));
 }

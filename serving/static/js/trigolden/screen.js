@@ -12,6 +12,9 @@ import { readAngle, saveAngle } from '../store.js';
 import { tgBoard } from './board.js';
 import { tgPanel } from './panel.js';
 import { CHIRAL, parseMove } from './pieces.js';
+import { t } from '../i18n.js';
+import '../i18n/trigolden.js';
+import { seatName } from '../i18n/common.js';
 
 function hint(text) {
   showError(new Error(text));
@@ -87,7 +90,7 @@ export function trigoldenScreen(session, run) {
     ui.previewKey = key;
     ui.previews = [];
     if (ui.selected && ui.target !== null && f.canPlace && !cands.length) {
-      hint(`No legal placement of this piece on piece ${ui.target}`);
+      hint(t('tg.noPlacement', { target: ui.target }));
     }
     update();
     if (!cands.length) return;
@@ -128,11 +131,11 @@ export function trigoldenScreen(session, run) {
     if (!f.canPlace) return;
     const piece = f.pieces.find((p) => p.index === index);
     if (!ui.selected) {
-      hint('Select a piece in your hand first / 請先選擇手上的棋子');
+      hint(t('tg.selectFirst'));
       return;
     }
     if (piece.seat === f.active) {
-      hint('Tap an opponent piece / 請點擊對方的棋子');
+      hint(t('tg.tapOpponent'));
       return;
     }
     ui.target = index;
@@ -152,11 +155,8 @@ export function trigoldenScreen(session, run) {
   }
 
   async function arbitration() {
-    const ok = await askConfirm([
-      '確定要申請仲裁嗎？ / Request arbitration?',
-      '如果存在合規的落子方式，將自動落子並直接判負。',
-      'If a legal placement exists, it will be played automatically and you lose.',
-    ], { ok: '申請 / Request', cancel: '取消 / Cancel', id: 'arbitration-dialog' });
+    const ok = await askConfirm([t('tg.arbQuestion'), t('tg.arbExplain')],
+      { ok: t('tg.arbOk'), id: 'arbitration-dialog' });
     if (ok) run(() => session.arbitration());
   }
 
@@ -165,7 +165,7 @@ export function trigoldenScreen(session, run) {
     marker: (seat) => {
       const f = facts();
       if (seat !== f.active || session.isAI(seat)) return;
-      if (!defaultLevel()) { hint('This game has no AI levels'); return; }
+      if (!defaultLevel()) { hint(t('tg.noLevels')); return; }
       run(() => session.setSeat(seat, 'ai', defaultLevel()));
     },
     hand: tapHand,
@@ -213,7 +213,7 @@ export function trigoldenScreen(session, run) {
       const player = session.playerOfSeat(seat);
       const cfg = f.view.seats[seat];
       return tgPanel({
-        seat, seatClass: `seat-${i}`, label: seat.toUpperCase(), first: seat === firstSeat,
+        seat, seatClass: `seat-${i}`, label: seatName(seat), first: seat === firstSeat,
         isAI: cfg.type === 'ai', levelLabel: cfg.level ? session.levelLabel(cfg.level) : '',
         hasLevels: Boolean(defaultLevel()), lit: seat === f.active, active: seat === f.active,
         canPlace: f.canTapHand && seat === f.active, turnComplete: f.view.turn_complete,

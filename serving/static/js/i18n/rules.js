@@ -1,0 +1,47 @@
+// Each game's rules, a short how-to-play and its move notation, in both languages (written for
+// this page from the rules the engines implement). One list item per line ("\n").
+
+import { addStrings } from '../i18n.js';
+
+addStrings({
+  en: {
+    'rules.title': 'Rules: {game}',
+    'rules.how': 'How to play here',
+    'rules.rules': 'Rules',
+    'rules.notation': 'Move notation',
+    'rules.button': 'Rules',
+    'rules.jiugong.how': 'Tap one of your pieces (or the yellow shared piece), then an empty point next to it.\nThe move is played at once; the green dots show where the selected piece may go.\nEach turn has a timer: when it runs out, the turn passes without a move.',
+    'rules.jiugong.rules': 'The board is a 3×3 grid; points are joined horizontally and vertically, not diagonally.\nSouth has three pieces on the bottom row, North three on the top row; one shared piece, which either side may move, starts on c2.\nSouth moves first. A move takes one own piece or the shared piece one step to an empty neighbouring point: no jumps, no captures.\nThe shared piece may not be moved on the very first move, nor right after the opponent moved it.\nA player with no legal move on their turn loses at once.\nThe third repetition of a position, or 200 moves without a result, is a draw.',
+    'rules.jiugong.notation': 'Points are a–c (left to right) and 1–3 (bottom to top). A move is from-to: b1-b2.',
+    'rules.fangqi.how': 'Placement: tap an empty point. Movement: tap one of your pieces, then an empty neighbour. Removal: tap the enemy (or own) piece to take off.\nThe line under the board says what is owed: extra placements earned by shapes, or pieces to remove.',
+    'rules.fangqi.rules': 'A 6×6 board; Black and White have 30 pieces each.\nShapes (own pieces only, containing the piece just placed or moved): big square — the four corners of one cell (1); diagonal of three / four / five along a long diagonal, starting on a corner (1 / 2 / 3); diagonal of six, corner to corner (4); dragon — a whole inner row or column (3).\nPlacement: Black starts, then turns alternate. A placement that forms shapes captures nothing: its player places again as many extra times as the shapes are worth. When the board is full, extra placements still owed are lost.\nThe pull: on the full board Black removes one loose White piece. Pieces forming a complete big square are iron and cannot be pulled or captured; all others are loose.\nMovement: White moves first; a piece steps to an empty neighbour (not diagonally). A step that forms shapes captures that many loose enemy pieces, chosen one by one.\nMaking room: if the opponent then has no legal step, the mover must remove one of its own loose pieces, one that gives the opponent a step if possible.\nTake every enemy piece to win. Sixty movement turns without a capture, or a third repetition, is a draw.',
+    'rules.fangqi.notation': 'Points are a–f and 1–6. A placement is c3, a step c3-c4, a removal xc3.',
+    'rules.fangqi.owed': 'Shapes made while placing earn extra placements instead of captures: {seat} places {n} more piece(s) before the other side plays.',
+    'rules.trigolden.how': 'Tap a piece in your panel to select it; tap it again to flip it.\nTap an opponent piece on the board: a blue dot marks it and every legal placement appears in translucent green; tap one to place your piece.\nA turn is two pieces; ✓ confirms it, ✗ takes back this turn’s pieces.\nOpening: tap a piece and it drops at the centre; drag the board to turn it, then ✓.\nThe round marker shows the scoring mode; its lit ring shows whose turn it is. Tapping it on your turn hands your side to the AI.\nTap an empty part of the board to switch between the toolbar and the pan and zoom controls.',
+    'rules.trigolden.rules': 'Each player has n pieces of three golden shapes (triangle T, gnomon G, parallelogram P; n = 9 by default). The board is the open plane.\nThe first player opens with one piece at the centre. After that each turn places two pieces (one if only one is left).\nA new piece is laid edge to edge on an opponent piece, on an edge of the same length. It may not overlap any piece, no other edge of it may lie along another piece’s edge, and none of its free corners may land on another piece’s corner.\nStandard rules: both pieces of a turn go on two edges of the same opponent piece, unless one of them becomes part of a scoring TriGolden structure. A turn must leave the opponent a legal turn.\nA TriGolden structure is a corner of one piece (the bracing piece, 頂棋) touching the inside of another piece’s edge (the TriGolden piece, 鑫棋). It scores the number of pieces between the two along the chain of shared edges.\nBefore the game the players choose who scores: the owner of the bracing piece (Bracing scoring) or of the TriGolden piece (TriGolden scoring).\nThe game ends when all pieces are placed; the higher score wins. A match is two games with the first move swapping; scores add up.\nArbitration: at the start of your turn you may claim the opponent broke a rule. If you still have a legal turn, it is played for you and you lose the match; if not, the opponent loses.\nThe earlier draft rules let the two pieces go on different opponent pieces only when no piece can take both, or when a structure is formed.',
+    'rules.trigolden.notation': 'Pieces are numbered 0, 1, 2, … in the order placed. P\'@14.2/0 lays edge 0 of a flipped (\') parallelogram P on edge 2 of piece 14. The opening is the kind alone: T, G, P or P\'.',
+    'rules.stereo_go.how': 'Tap an empty point to place a stone; Pass and Resign are beside the board.\nThe cylinder is drawn unrolled: the left and right edges are the same line, and the top and bottom rows touch the two poles. The turn buttons spin it.\nAfter two passes, tap stones to mark dead chains, then accept the score (or resume play).',
+    'rules.stereo_go.rules': 'The board is a cylinder closed by two poles: 17 meridians A–Q cross 21 rings; every point of ring 1 touches the north pole, every point of ring 21 the south pole. 359 points, no corners and no edges.\nAll ordinary rules of Go apply: Black first, one stone a turn on an empty point, or pass.\nA chain without liberties is captured. Suicide is illegal; no move may repeat an earlier whole-board position (superko).\nTwo passes in a row end the game. Handicap N: White passes its first N turns.\nTerritory counting (default): surrounded empty points plus prisoners, 7.5 komi to White. Area counting: own stones plus surrounded points, also 7.5 (3¾ stones) to White.\nTime: main time, then byo-yomi periods; running out of all of them loses.\nA plain N×N board can also be chosen.',
+    'rules.stereo_go.notation': 'A point is a meridian letter A–Q and a ring number 1–21 (D7); NP and SP are the poles. Plain boards use Go coordinates (A1 bottom left, no I).',
+  },
+  zh: {
+    'rules.title': '规则：{game}',
+    'rules.how': '本页怎么下',
+    'rules.rules': '规则',
+    'rules.notation': '记谱方法',
+    'rules.button': '规则',
+    'rules.jiugong.how': '先点己方一枚棋子（或黄色的公用子），再点它旁边的空点。\n点下即走；绿点表示所选棋子可以去的地方。\n每一步都有计时：时间到了，这一回合就轮空，由对方走。',
+    'rules.jiugong.rules': '棋盘为三行三列的九宫格，各点横竖相连，没有斜线。\n南方三枚棋子在最下一行，北方三枚在最上一行；一枚公用子放在 c2，双方都可以走它。\n南方先走。每次把己子或公用子横竖走一格到相邻的空点：不跳、不吃。\n开局第一步不能走公用子；对方刚走过公用子，下一步也不能马上再走它。\n轮到某一方却无棋可走，就立即判负。\n同一局面第三次出现，或走满 200 步仍未分胜负，判为和棋。',
+    'rules.jiugong.notation': '横向 a–c（从左到右），纵向 1–3（从下到上）。一步写作“起点-终点”：b1-b2。',
+    'rules.fangqi.how': '放子：点一个空点。走子：先点己方棋子，再点相邻空点。拔子、吃子：点要拿掉的棋子。\n棋盘下方的一行说明还欠什么：棋型换来的加放，或要拿掉的棋子。',
+    'rules.fangqi.rules': '棋盘 6×6；黑白双方各 30 枚棋子。\n棋型（同一方的棋子，且包含刚放下或刚走动的那枚）：大方——一个小方格的四角（1）；斜三、斜四、斜五——沿长对角线、从棋盘角上起的连子（1、2、3）；斜六——整条长对角线（4）；龙——不在边上的一整行或一整列（3）。\n放子：黑方先放，双方轮流。放子摆成棋型不吃子，而是按棋型的值多放几枚。棋盘放满时，还没放的加放作废。\n拔子：放满后黑方拔掉白方一枚散子。组成完整大方的四枚是“铁子”，不能拔也不能吃；其余都是散子。\n走子：白方先走，一次横竖一格走到空点。走子摆成棋型，就吃掉对方相应枚数的散子，一枚一枚地选。\n让路：走完后对方若无子可走，走棋方要拿掉自己一枚散子，尽量选能让对方有路可走的。\n吃光对方的棋子获胜。连续 60 个走子回合没有吃子，或同一局面第三次出现，判为和棋。',
+    'rules.fangqi.notation': '横向 a–f，纵向 1–6。放子写 c3，走子写 c3-c4，拿掉一枚写 xc3。',
+    'rules.fangqi.owed': '放子时摆成棋型不吃子，而是多放几枚：{seat}还要再放 {n} 枚，对方才接着走。',
+    'rules.trigolden.how': '点自己控制区里的棋子即选中；再点一次就翻面。\n再点棋盘上对方的一枚棋子：它中心出现蓝点，所有合规的落法以半透明绿色显示；点其中一个即落子。\n每回合放两枚；按 ✓ 确认，按 ✗ 撤回这一回合放下的棋子。\n开局：点一枚棋子，它会落在棋盘中心；按住棋盘拖动可以旋转，然后按 ✓。\n圆形标记表示计分方式，外圈亮起表示轮到谁。轮到自己时点它，就把这一方交给 AI。\n点棋盘空白处，可在工具栏和平移、缩放控制之间切换。',
+    'rules.trigolden.rules': '每位棋手有三种黄金棋子（三角形 T、磬折形 G、平行四边形 P）各 n 枚，默认 n = 9。棋盘是无边的平面。\n先手第一回合在中心放一枚棋子。之后每回合放两枚（只剩一枚时放一枚）。\n新棋子必须以等长的边贴在对方棋子的一条边上；不能与任何棋子重叠，其他边不能与别的棋子的边重合，空出的顶点也不能与别的棋子的顶点重合。\n标准规则：一回合的两枚要贴在同一枚对方棋子的两条不同边上；若其中一枚成为可计分的顶鑫结构的一部分，则不受此限。每回合结束时，必须给对方留下合规的一回合。\n顶鑫结构：一枚棋子（顶棋）的顶点顶在另一枚棋子（鑫棋）一条边的中间。得分是两者之间沿相连棋子经过的棋子数。\n开局前双方约定计分方式：顶棋计分（分数归顶棋的主人）或鑫棋计分（分数归鑫棋的主人）。\n双方棋子都放完即终局，分高者胜。一场比赛两局，交换先手，两局分数相加。\n仲裁：在自己回合开始时，可声称对方上一回合违规。若自己仍有合规的落法，系统自动落子并判你输掉整场；若没有，则对方输。\n早期草案：只有在没有棋子能同时容纳两枚，或形成顶鑫结构时，两枚才可贴在不同的对方棋子上。',
+    'rules.trigolden.notation': '棋子按放下的先后编号 0、1、2……。P\'@14.2/0 表示把翻面（\'）的平行四边形 P 的第 0 条边贴在 14 号棋子的第 2 条边上。开局只写棋子种类：T、G、P 或 P\'。',
+    'rules.stereo_go.how': '点空点落子；“停一手”和“认输”在棋盘旁边。\n圆柱棋盘展开来画：左右两边其实是同一条线，最上和最下一圈分别连着两极。转动按钮可以转动圆柱。\n双方连续停一手后，点棋子标出死子，再确认计分（或继续下棋）。',
+    'rules.stereo_go.rules': '棋盘是两端封着南北极的圆柱面：17 条经线 A–Q 与 21 圈纬线相交；第 1 圈各点都与北极相连，第 21 圈各点都与南极相连。共 359 个棋位，没有角也没有边。\n围棋的一般规则全部适用：黑先，轮流在空点落一子，或停一手。\n没有气的棋块被提掉。禁止自杀；禁止全局同形再现。\n双方连续停一手即终局。让 N 子：白方前 N 手停着。\n数目（默认，日韩规则）：围住的空点加提子，白方贴七目半。数子（中国规则）：己方活子加围住的空点，白方贴三又四分之三子。\n计时：先用基本时间，再用读秒；全部用完判超时负。\n也可以选普通的 N×N 棋盘。',
+    'rules.stereo_go.notation': '一个棋位写作经线字母 A–Q 加纬线序号 1–21（如 D7）；NP、SP 是北极、南极。普通棋盘用围棋坐标（A1 在左下，不用字母 I）。',
+  },
+});
