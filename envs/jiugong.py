@@ -1,4 +1,4 @@
-"""Jiugong Shuang Cheng (九宫双承棋): rules engine, per ``rules/jiugong.md``.
+"""Jiugong Shuang Cheng (九宫双承棋): rules engine, per ``docs/rules/jiugong.md``.
 
 Board: 3x3 points, each joined to its horizontal and vertical neighbours. Points are a flat
 index, rank by rank from the bottom::

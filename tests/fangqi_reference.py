@@ -1,4 +1,4 @@
-"""A deliberately simple, slow Fang Qi reference, written from ``rules/fangqi.md`` alone.
+"""A deliberately simple, slow Fang Qi reference, written from ``docs/rules/fangqi.md`` alone.
 
 It shares no code with ``envs.fangqi``: the board is a dict of point names, shapes are found by
 walking the grid, and moves are notation strings. Tests compare the engine with it move by move

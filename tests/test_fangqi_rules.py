@@ -1,5 +1,5 @@
 """Fang Qi rules on hand-built positions: placement, the pull, movement, captures, making room,
-the win and both draw rules (``rules/fangqi.md``)."""
+the win and both draw rules (``docs/rules/fangqi.md``)."""
 
 from __future__ import annotations
 

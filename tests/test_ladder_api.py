@@ -1,4 +1,4 @@
-"""The ranking ladder over HTTP (rules/ladder.md, docs/ladder.md): players and tokens, the
+"""The ranking ladder over HTTP (docs/rules/ladder.md, docs/ladder.md): players and tokens, the
 membership grant, the queue and matching, rated, invalid, drawn and friendly games through
 real sessions with a fake clock, challenges, AI levels taking a lone player's seat,
 concurrency (20 players queueing at once; two end-of-game writes rating once), restarts, the

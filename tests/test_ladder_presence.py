@@ -1,4 +1,4 @@
-"""Presence and disconnections in ladder games (rules/ladder.md, "Disconnections";
+"""Presence and disconnections in ladder games (docs/rules/ladder.md, "Disconnections";
 serving/ladder/presence.py), through real sessions and real event streams on a fake clock:
 presence events reach the opponent's stream, a disconnection is counted when a player's last
 stream closes (streams with another's token or none count for nobody), the fourth disconnection

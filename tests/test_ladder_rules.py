@@ -1,4 +1,4 @@
-"""The ranking ladder's rules (rules/ladder.md) on hand-built histories: the rank table edge by
+"""The ranking ladder's rules (docs/rules/ladder.md) on hand-built histories: the rank table edge by
 edge, promotions and demotions at every kind of rank, the points floor, 1D's floor, Super 9D, direct
 promotion, the membership grant, which games count, colours over a sequence of meetings, the
 matching order and handicaps."""
@@ -44,7 +44,7 @@ def play(points: int, results: str) -> int:
 
 
 # ---------------------------------------------------------------------------- the rank table
-TABLE = [  # rank, first point, last point, points per win/loss (rules/ladder.md)
+TABLE = [  # rank, first point, last point, points per win/loss (docs/rules/ladder.md)
     *[(f"{18 - i}K", i * 1000, i * 1000 + 999, 200) for i in range(18)],
     ("1D", 18_000, 67_999, 10_000),
     ("2D", 68_000, 107_999, 8_000),

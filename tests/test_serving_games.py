@@ -152,7 +152,7 @@ def test_trigolden_arbitration_claim_with_a_legal_turn_loses_the_match(tmp_path)
 @needs["trigolden"]
 def test_trigolden_claimant_without_legal_turn_wins_the_match(tmp_path):
     # An n = 4 game where every turn of p1 leaves p2 with no legal complete turn (so p1 must
-    # play one, rules/trigolden.md): the game ends by arbitration and decides the whole match.
+    # play one, docs/rules/trigolden.md): the game ends by arbitration and decides the whole match.
     moves = [*FORCED.split(), *FORCED_TURN.split()]
     with client_for(tmp_path) as c:
         body = create(c, "trigolden", config={"n": 4}, match_games=2, confirm_turns=False)

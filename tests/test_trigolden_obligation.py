@@ -1,6 +1,6 @@
 """The obligation of TriGolden's standard variant (``envs/trigolden/obligation.py``).
 
-``rules/trigolden.md``: at the end of a turn the opponent must have a legal complete turn; a
+``docs/rules/trigolden.md``: at the end of a turn the opponent must have a legal complete turn; a
 turn that breaks this is illegal, unless every legal turn of the mover breaks it (then the
 mover must still play one and loses by arbitration). The engine settles most turns with
 witnesses and answers; these tests judge every turn the slow way (the board after it built and

@@ -1,6 +1,6 @@
 """TriGolden rules on hand-built positions (notation literals), checked against the reference.
 
-Every position below is a move list in the notation of ``rules/trigolden.md``. The engine's
+Every position below is a move list in the notation of ``docs/rules/trigolden.md``. The engine's
 verdicts are compared with ``trigolden_reference`` (floats, clipping, brute force), which
 shares no code with the engine.
 """

@@ -1,4 +1,4 @@
-"""Jieshou Fang Qi (界首方棋): rules engine, per ``rules/fangqi.md``.
+"""Jieshou Fang Qi (界首方棋): rules engine, per ``docs/rules/fangqi.md``.
 
 Modules, one job each: ``board`` (index map, bitboards, shape tables, symmetries), ``state``
 (the frozen state), ``rules`` (legal actions and transitions), ``notation`` (``c3``, ``c3-c4``,

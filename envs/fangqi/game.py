@@ -1,4 +1,4 @@
-"""Jieshou Fang Qi (界首方棋) on the Game protocol, per ``rules/fangqi.md``.
+"""Jieshou Fang Qi (界首方棋) on the Game protocol, per ``docs/rules/fangqi.md``.
 
 The rules live in :mod:`envs.fangqi.rules` (transitions), :mod:`envs.fangqi.board` (geometry
 and shape tables), :mod:`envs.fangqi.features` (observation planes, symmetries),

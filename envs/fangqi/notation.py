@@ -1,4 +1,4 @@
-"""Fang Qi notation (``rules/fangqi.md``): ``c3`` places, ``c3-c4`` steps, ``xc3`` removes.
+"""Fang Qi notation (``docs/rules/fangqi.md``): ``c3`` places, ``c3-c4`` steps, ``xc3`` removes.
 
 Parsing explains, in words a player understands, why a well-formed move is not legal here
 (wrong phase, occupied point, iron piece, ...), so the service can pass the reason on.

@@ -1,4 +1,4 @@
-"""Fang Qi transitions and legal actions: the rules of ``rules/fangqi.md`` as pure functions.
+"""Fang Qi transitions and legal actions: the rules of ``docs/rules/fangqi.md`` as pure functions.
 
 Every function takes a :class:`FangQiState` and returns a new one; nothing is mutated. A turn
 that needs several actions by one player (extra placements, captures, making room) is a chain

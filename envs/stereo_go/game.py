@@ -1,4 +1,4 @@
-"""Stereo Go (立体围棋) on the Game protocol, per ``rules/stereo-go.md``.
+"""Stereo Go (立体围棋) on the Game protocol, per ``docs/rules/stereo-go.md``.
 
 The board graph and its index map are in :mod:`envs.stereo_go.board` (cylinder: ring points
 ``(ring - 1) * 17 + meridian``, then ``NP`` = 357, ``SP`` = 358, pass = 359; N×N: GTP

@@ -1,4 +1,4 @@
-"""TriGolden (頂鑫棋) on the Game protocol, per ``rules/trigolden.md``.
+"""TriGolden (頂鑫棋) on the Game protocol, per ``docs/rules/trigolden.md``.
 
 The board is the unbounded plane, so there is no grid index map: pieces are numbered 0, 1, 2,
 ... in placement order (both sides), and that number is the piece's *slot*, used by the

@@ -1,5 +1,5 @@
 """The obligation of the standard variant, compiled: a turn must leave the opponent a legal
-complete turn (``rules/trigolden.md``; the Python reference is ``obligation.py``).
+complete turn (``docs/rules/trigolden.md``; the Python reference is ``obligation.py``).
 
 Judging a turn exactly means searching the opponent's turns on the board after it, so three
 tests run in order of cost, each exact in what it accepts, the last one exact outright:

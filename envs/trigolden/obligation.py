@@ -1,6 +1,6 @@
 """The obligation of the standard variant: a turn must leave the opponent a legal complete turn.
 
-``rules/trigolden.md``, *Obligation*: at the end of a turn the opponent must have at least one
+``docs/rules/trigolden.md``, *Obligation*: at the end of a turn the opponent must have at least one
 legal complete turn (two pieces, or one if it has one left; judged by rules 1-4 and the
 same-piece rule with its exception, not by the obligation itself). Only if every legal turn of
 the mover breaks it must the mover still play one, and then loses by arbitration. So the mask

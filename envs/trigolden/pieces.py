@@ -97,7 +97,7 @@ class PieceKind:
         return tuple(out)
 
 
-#: The golden piece set of ``rules/trigolden.md`` (T, G, P), edges counter-clockwise.
+#: The golden piece set of ``docs/rules/trigolden.md`` (T, G, P), edges counter-clockwise.
 PIECE_TABLE: tuple[PieceKind, ...] = (
     PieceKind("T", "golden triangle", ((0, (1, 0)), (3, (0, 1)), (7, (0, 1)))),
     PieceKind("G", "golden gnomon", ((0, (0, 1)), (4, (1, 0)), (6, (1, 0)))),

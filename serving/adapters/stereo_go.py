@@ -1,9 +1,9 @@
-"""Stereo Go in sessions (``rules/stereo-go.md``): pass, resignation, the scoring phase,
+"""Stereo Go in sessions (``docs/rules/stereo-go.md``): pass, resignation, the scoring phase,
 resuming play, the main-time + byo-yomi clock.
 
 * Pass is an ordinary move (``"pass"``); resignation is the engine's (``StereoGo.resign``), so
   a replay of the session's events gives the resigned state. Draw by agreement
-  (``rules/ladder.md``): a player offers on their turn, the other accepts or declines.
+  (``docs/rules/ladder.md``): a player offers on their turn, the other accepts or declines.
 * Scoring phase: when a game ends by two passes the session does not end at once: the players
   mark dead chains (any stone of the chain), and the score is final when every human seat
   accepts the marks (AI seats accept any marks). Marks are scored by the engine

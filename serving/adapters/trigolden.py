@@ -1,4 +1,4 @@
-"""TriGolden in sessions (``rules/trigolden.md``): provisional turns, polygons, matches,
+"""TriGolden in sessions (``docs/rules/trigolden.md``): provisional turns, polygons, matches,
 arbitration.
 
 * Moves may also be given in the JSON form of the rules

@@ -1,4 +1,4 @@
-"""Presence in ladder games and the disconnection rule (``rules/ladder.md``, "Disconnections").
+"""Presence in ladder games and the disconnection rule (``docs/rules/ladder.md``, "Disconnections").
 
 A player **is present** in a ladder game while at least one event stream of the game
 (``GET /v1/sessions/{id}/events``) authenticated with their own token is open; a

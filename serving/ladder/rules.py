@@ -1,4 +1,4 @@
-"""The ranking ladder's rules (``rules/ladder.md``) as pure functions over plain values.
+"""The ranking ladder's rules (``docs/rules/ladder.md``) as pure functions over plain values.
 
 No database, no web framework and no clock is read here: every function gets what it needs as
 arguments (points, counts, the seconds a game lasted, an rng), so each rule is tested with
@@ -34,7 +34,7 @@ class Rank:
 
 def _table() -> tuple[Rank, ...]:
     ranks = [Rank(i, f"{18 - i}K", i * 1_000, (i + 1) * 1_000, 200) for i in range(18)]
-    dans = [  # (name, from, to, points per win/loss): rules/ladder.md's table
+    dans = [  # (name, from, to, points per win/loss): docs/rules/ladder.md's table
         ("1D", 18_000, 68_000, 10_000),
         ("2D", 68_000, 108_000, 8_000),
         ("3D", 108_000, 198_000, 18_000),
@@ -86,7 +86,7 @@ def apply_result(points: int, won: bool) -> int:
     subtracted for a loss, never below 0; Super 9D has no upper bound and falls back to 9D
     as soon as its points are under 768,000 (the rank is read off the points).
 
-    1D's floor (``rules/ladder.md``, source: 1D˂18000分，则降为1K): a 1D whose loss would take
+    1D's floor (``docs/rules/ladder.md``, source: 1D˂18000分，则降为1K): a 1D whose loss would take
     them below 18,000 lands at 17,000, the bottom of 1K, never lower, wherever in
     18,000–27,999 they stood. That is the one place where a rank's amount is wider than the
     rank below (10,000 against 1K's 1,000), so a loss never takes anyone more than one rank
@@ -108,7 +108,7 @@ def absence_loses_at(disconnections: int, since: float,
     """When an absence that began at ``since`` with the player's ``disconnections``-th
     disconnection loses the game on time, whoever is to move (None: it never does).
 
-    ``rules/ladder.md``: from the fourth disconnection on, an absence lasting longer than the
+    ``docs/rules/ladder.md``: from the fourth disconnection on, an absence lasting longer than the
     player's remaining byo-yomi (periods left × period length, ``byo_yomi_left``, taken when
     the absence began; None for a game without byo-yomi) loses on time. *(project rule)* The
     loss falls at the instant the absence has lasted that long, as a clock's time is up at its
@@ -256,7 +256,7 @@ def colours(
 
 def handicap(points_black: int, points_white: int) -> int:
     """Handicap stones for a game where the players asked for one: the rank difference, the
-    weaker side taking Black (White passes its first N moves, ``rules/stereo-go.md``);
+    weaker side taking Black (White passes its first N moves, ``docs/rules/stereo-go.md``);
     0 when Black is not the weaker side."""
     gap = rank_of(points_white).index - rank_of(points_black).index
     return max(0, gap)

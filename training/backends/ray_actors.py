@@ -1,6 +1,6 @@
 """The Ray self-play backend: one actor of one CPU per worker, on a Ray cluster.
 
-Why Ray: self-play beyond one machine without home-made cluster code (ARCHITECTURE.md,
+Why Ray: self-play beyond one machine without home-made cluster code (docs/scale.md,
 "Scale"). The learner stays in the process that runs ``qizero train``; only self-play moves.
 
 - **Weights**: ``ray.put`` once per update; every task of the update is submitted with that

@@ -48,7 +48,7 @@ export function forget() {
   history.replaceState(null, '', location.pathname);
 }
 
-// The TriGolden opening angle only turns the picture (rules/trigolden.md, "Turns"): the API
+// The TriGolden opening angle only turns the picture (docs/rules/trigolden.md, "Turns"): the API
 // stores no angle, so the screen that set it keeps it, per session and game of the match.
 const angleKey = (id, game) => `qizero.angle.${id}.${game}`;
 

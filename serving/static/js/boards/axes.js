@@ -1,7 +1,7 @@
 // Axis rotation of the Stereo Go cylinder (seed: 立体围棋棋盘可以作轴向转动 … 每一个轴可任意移到另
 // 16个轴的位置 — the board turns about its axis; each of the axes A–Q can be moved to the place of
 // any of the other 16). Turning is a way of looking, not a move: the 17 rotations are symmetries
-// of the board (rules/stereo-go.md), so the engine and the service know nothing of them and no
+// of the board (docs/rules/stereo-go.md), so the engine and the service know nothing of them and no
 // request is made. One shared turn drives the 2-D record view and the 3-D view, and an axis is
 // moved to any position in one step.
 

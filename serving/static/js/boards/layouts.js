@@ -52,7 +52,7 @@ export function fangqi(session) {
 
 const STONE = { X: 'black', O: 'white' };
 const GTP_LETTERS = 'ABCDEFGHJKLMNOPQRST'; // Go programs skip I
-const MERIDIANS = 'ABCDEFGHIJKLMNOPQ'; // rules/stereo-go.md: axes A..Q
+const MERIDIANS = 'ABCDEFGHIJKLMNOPQ'; // docs/rules/stereo-go.md: axes A..Q
 
 /** A plain N x N Go board: rows from the top (rank N) down, GTP coordinates. */
 function goSquare(session) {

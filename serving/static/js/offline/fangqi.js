@@ -1,4 +1,4 @@
-// Jieshou Fang Qi in the browser: a port of envs/fangqi/ (rules/fangqi.md, docs/fangqi.md)
+// Jieshou Fang Qi in the browser: a port of envs/fangqi/ (docs/rules/fangqi.md, docs/fangqi.md)
 // for the offline mode. Same index map, action space, observation planes and JSON as the
 // Python engine; tests/test_web_offline.py checks that the two agree.
 //

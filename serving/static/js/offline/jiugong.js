@@ -1,4 +1,4 @@
-// Jiugong Shuang Cheng in the browser: a port of envs/jiugong.py (rules/jiugong.md) for the
+// Jiugong Shuang Cheng in the browser: a port of envs/jiugong.py (docs/rules/jiugong.md) for the
 // offline mode. Same index map, action space (the 24 directed steps in (from, to) order),
 // observation planes and JSON as the Python engine; tests/test_web_offline.py checks that the
 // two agree on legal moves, results, who moves and observations.

@@ -1,7 +1,7 @@
 // The TriGolden board: pieces as SVG polygons from the API's drawing data, the blue dot on the
 // tapped target, translucent green previews, and the toolbar that a tap on the empty board
 // swaps with the direction controls (pan and zoom). On the opening turn a drag on the board
-// turns the picture (rules/trigolden.md: the opening angle only turns the whole picture).
+// turns the picture (docs/rules/trigolden.md: the opening angle only turns the whole picture).
 
 import { centroid, h, points, s } from '../dom.js';
 import { t } from '../i18n.js';

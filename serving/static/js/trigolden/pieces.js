@@ -1,4 +1,4 @@
-// The three golden pieces as drawn in a player's hand (rules/trigolden.md, "Pieces": local
+// The three golden pieces as drawn in a player's hand (docs/rules/trigolden.md, "Pieces": local
 // vertices counter-clockwise). Display data only: where a piece may go always comes from the
 // API's legal moves, and placed pieces are drawn from the polygons the API returns.
 
