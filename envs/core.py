@@ -2,7 +2,8 @@
 
 Every game in qizero is a :class:`Game`. Search, training, the Gymnasium wrapper and the
 service only ever talk to this protocol, never to game-specific code, so a new game is a new
-module here and nothing else.
+module here plus one ``register_game`` line in ``envs/__init__.py`` (its game id and Gymnasium
+id); the web client draws it only once it has a board (docs/web_client.md).
 
 Design decisions (the same for every game):
 
