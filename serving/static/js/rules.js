@@ -4,7 +4,6 @@
 
 import { h } from './dom.js';
 import { onLanguageChange, t } from './i18n.js';
-import './i18n/common.js';
 import './i18n/rules.js';
 import { gameName } from './i18n/common.js';
 
