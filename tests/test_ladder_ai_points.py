@@ -58,15 +58,16 @@ def test_points_count_only_for_the_level_they_were_measured_for(tmp_path: Path) 
         "ai-random": {"points": 500, "fingerprint": "baseline:mcts32"},  # not this one
     })
     points = calibrated_points(root, list(players.values()))
-    assert points == {low.player_id: 3_000, "ai-mcts32": 8_000}
+    # the anchor is 0 points by definition, whatever the file says of it
+    assert points == {low.player_id: 3_000, "ai-mcts32": 8_000, "ai-random": 0}
 
 
 @pytest.mark.parametrize("content", ["{not json", '{"players": [1, 2]}',
                                      '{"players": {"ai-1": {"rank": "9K"}}}'])
-def test_an_unreadable_calibration_file_means_zero_points(tmp_path: Path, content: str) -> None:
+def test_an_unreadable_calibration_file_measures_only_the_anchor(tmp_path: Path, content: str) -> None:
     root = _ladder_root(tmp_path)
     (root / "stereo_go" / "ladder.json").write_text(content)
-    assert calibrated_points(root, ai_levels(LevelRegistry(root))) == {}
+    assert calibrated_points(root, ai_levels(LevelRegistry(root))) == {"ai-random": 0}
 
 
 def test_the_service_seeds_ai_players_with_their_own_measured_points(tmp_path: Path) -> None:
@@ -81,3 +82,58 @@ def test_the_service_seeds_ai_players_with_their_own_measured_points(tmp_path: P
         high = c.get("/v1/players/ai-board-9x9-2").json()
     assert (low["points"], low["rank"]) == (3_000, rank_of(3_000).name)
     assert (high["points"], high["rank"]) == (0, "18K")  # measured for other weights
+
+
+def _levels_9x9(client) -> list[dict]:
+    r = client.get("/v1/games/stereo_go/levels", params={"config": json.dumps({"board": "9x9"})})
+    assert r.status_code == 200, r.text
+    return r.json()["levels"]
+
+
+def test_the_catalogue_shows_each_levels_rank_and_none_for_an_unmeasured_one(
+    tmp_path: Path,
+) -> None:
+    root = _ladder_root(tmp_path)
+    low = next(ai for ai in ai_levels(LevelRegistry(root)) if ai.level == "1")
+    _measured(root, {low.player_id: {"points": 3_000, "fingerprint": low.fingerprint}})
+    with client_for(tmp_path, checkpoints_root=root) as c:
+        levels = _levels_9x9(c)
+        baseline = c.get("/v1/games/stereo_go/levels",
+                         params={"config": json.dumps({"board": "7x7"})}).json()["levels"]
+        jiugong = c.get("/v1/games/jiugong/levels").json()["levels"]
+    assert [lv["ladder"] for lv in levels] == [
+        {"player": "ai-board-9x9-1", "measured": True, "rank": "15K", "points": 3_000},
+        {"player": "ai-board-9x9-2", "measured": False, "rank": None, "points": None},
+    ]
+    by_id = {lv["id"]: lv["ladder"] for lv in baseline}
+    assert by_id["random"] == {"player": "ai-random", "measured": True, "rank": "18K",
+                               "points": 0}
+    assert by_id["mcts32"]["measured"] is False and by_id["mcts32"]["rank"] is None
+    assert all(lv["ladder"] is None for lv in jiugong)  # no ladder for other games
+
+
+@pytest.mark.parametrize("measured", [False, True])
+def test_an_unmeasured_level_is_not_offered_by_the_matching(tmp_path: Path, measured: bool) -> None:
+    """An 18K player waits for 9x9: the one level within one rank (``high``, 0 points) is
+    offered only when its start was measured for what it is."""
+    from ladder_helpers import queue, queue_state, register
+    from serving_helpers import FakeClock
+
+    root = _ladder_root(tmp_path)
+    players = {ai.level: ai for ai in ai_levels(LevelRegistry(root))}
+    entries = {players["1"].player_id: {"points": 9_000, "fingerprint": players["1"].fingerprint}}
+    if measured:
+        entries[players["2"].player_id] = {"points": 0, "fingerprint": players["2"].fingerprint}
+    _measured(root, entries)
+    clock = FakeClock()
+    with client_for(tmp_path, clock=clock, checkpoints_root=root, ladder_match_seconds=3600,
+                    ladder_ai_wait_seconds=30) as c:
+        lin = register(c, "Lin")
+        assert queue(c, lin, board="9x9").json()["status"] == "waiting"
+        clock.advance(31)
+        c.app.state.ladder.matcher.fill_with_ai()
+        state = queue_state(c, lin)
+    if measured:
+        assert state["status"] == "playing" and state["game"]["opponent"] == "ai-board-9x9-2"
+    else:
+        assert state["status"] == "waiting"

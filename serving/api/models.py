@@ -167,6 +167,17 @@ class GamePublic(BaseModel):
     sessions: dict[str, Any] = Field(description="session features: timer, confirm, resign...")
 
 
+class LevelLadderPublic(BaseModel):
+    """A level as a ladder player (Stereo Go): docs/ladder.md, "AI players"."""
+
+    player: str = Field(description="its ladder player id")
+    measured: bool = Field(description="the ladder bench measured its starting points for "
+                           "this network and search; an unmeasured level is not offered by "
+                           "the matching")
+    rank: str | None = Field(description="its rank now (e.g. 12K); null while unmeasured")
+    points: int | None = Field(description="its ladder points now; null while unmeasured")
+
+
 class LevelPublic(BaseModel):
     id: str
     label: str
@@ -174,6 +185,9 @@ class LevelPublic(BaseModel):
     elo_ci: list[float] | None = Field(description="95% interval of the Elo")
     games: int | None
     source: str
+    ladder: LevelLadderPublic | None = Field(
+        default=None, description="the level as a ladder player (Stereo Go with AI players "
+        "on the ladder), else null")
 
 
 class LevelVariantPublic(BaseModel):

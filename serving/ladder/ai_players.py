@@ -41,7 +41,10 @@ class AILevel:
     """One AI level as a ladder player: its player id and name, the level table it belongs
     to (``key``: an options key, ``""`` the default options, or ``"baseline"``), the level
     id, the game options it was trained for (None: a baseline, any untrained options) and
-    the level's entry (for its :attr:`fingerprint`)."""
+    the level's entry (for its :attr:`fingerprint`). ``measured``: the ladder bench measured
+    its starting points for what it is now; an unmeasured level is never offered by the
+    matching, which would give it as an opponent of a rank it may not have (the service
+    sets the flag, :meth:`serving.ladder.service.Ladder.ai_players`)."""
 
     player_id: str
     name: str
@@ -49,6 +52,7 @@ class AILevel:
     level: str
     options: dict[str, Any] | None
     entry: Level
+    measured: bool = False
 
     @property
     def fingerprint(self) -> str:
@@ -61,6 +65,9 @@ def ai_player_id(key: str, level: str) -> str:
     (characters outside ``[A-Za-z0-9_-]`` become ``_``, so the id fits in a URL path)."""
     parts = ["ai"] + ([key] if key not in ("", BASELINE) else []) + [level]
     return re.sub(r"[^A-Za-z0-9_-]", "_", "-".join(parts))
+
+
+ANCHOR = ai_player_id(BASELINE, "random")  # 0 points, 18K: where the scale starts
 
 
 def fingerprint(level: Level) -> str:
@@ -102,22 +109,24 @@ def ai_levels(levels: LevelRegistry) -> list[AILevel]:
 
 
 def calibrated_points(checkpoints_root: Path, players: list[AILevel]) -> dict[str, int]:
-    """Starting points per AI player id from the ladder bench's file (empty without one),
-    for the ``players`` whose entry was measured for what they are now (same fingerprint;
-    a baseline's entry needs none: its code is its identity)."""
+    """Starting points per AI player id from the ladder bench's file, for the ``players``
+    whose entry was measured for what they are now (same fingerprint; a baseline's entry
+    needs none: its code is its identity). The anchor, uniform random, is 0 points (18K) by
+    the scale's definition (``bench/ladder_levels.py``), with or without a file; a player
+    left out has no measured start."""
+    points: dict[str, int] = {ANCHOR: 0} if any(ai.player_id == ANCHOR for ai in players) else {}
     path = Path(checkpoints_root) / GAME / CALIBRATION_FILE
     try:
         entries = json.loads(path.read_text())["players"]
         measured = {str(pid): (int(e["points"]), e.get("fingerprint"))
                     for pid, e in entries.items()}
     except FileNotFoundError:
-        return {}
+        return points
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         log.warning("ladder: %s is unreadable (%s); AI levels start at 0 points", path, exc)
-        return {}
-    points: dict[str, int] = {}
+        return points
     for ai in players:
-        if ai.player_id not in measured:
+        if ai.player_id not in measured or ai.player_id == ANCHOR:
             continue
         value, measured_for = measured[ai.player_id]
         if measured_for == ai.fingerprint or (ai.options is None and measured_for is None):

@@ -136,11 +136,13 @@ class Matcher:
         return made
 
     def fill_with_ai(self) -> list[str]:
-        """AI levels for the players who waited ``ai_wait`` seconds; the sessions made."""
+        """AI levels (those with a measured start) for the players who waited ``ai_wait``
+        seconds; the sessions made."""
         with self._pass_lock:
             now = self.clock()
             due = [w.player for w in self._waiting().values() if now - w.since >= self.ai_wait]
-            ais = self.games.ai_players() if due else []  # once a pass, not once a player
+            # once a pass, not once a player; only levels whose strength was measured
+            ais = [ai for ai in self.games.ai_players() if ai.measured] if due else []
             made = []
             for player_id in due:
                 sid = self._guarded(partial(self._pair_ai, ais=ais), player_id)

@@ -8,6 +8,7 @@ starts the matching thread, ``close`` stops it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import threading
@@ -17,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from serving.clocks import Clock
 from serving.db import SessionStore
+from serving.ladder import rules
 from serving.ladder.ai_players import AILevel, ai_levels, calibrated_points
 from serving.ladder.challenges import Challenges
 from serving.ladder.games import Games
@@ -61,6 +63,7 @@ class Ladder:
                                  settings.ladder_presence_stale_seconds)
         sessions.repo.presence = self.presence.load
         self._seeded: set[str] = set()
+        self._measured: set[str] = set()  # AI players with a measured start for what they are
         self._seed_lock = threading.Lock()
 
     def start(self) -> None:
@@ -74,7 +77,7 @@ class Ladder:
 
     def ai_players(self) -> list[AILevel]:
         """The AI levels that play on the ladder, each with its player row (new levels get
-        one as soon as their levels.json appears)."""
+        one as soon as their levels.json appears) and whether its start was measured."""
         if not self.with_ai:
             return []
         found = ai_levels(self.levels)
@@ -82,10 +85,31 @@ class Ladder:
             missing = [ai for ai in found if ai.player_id not in self._seeded]
             if missing:
                 self._seed(missing)
-        return found
+            measured = set(self._measured)
+        return [dataclasses.replace(ai, measured=ai.player_id in measured) for ai in found]
+
+    def ai_standings(self) -> dict[tuple[str, str], dict[str, object]]:
+        """Each AI ladder player's standing for the catalogue, by (levels key, level id):
+        its player id, whether its start was measured, and its rank and points now (None
+        while unmeasured: a rank it may not have is not shown)."""
+        ais = self.ai_players()
+        with self.store.reader() as s:
+            points = dict(s.execute(select(PlayerRow.id, PlayerRow.points).where(
+                PlayerRow.id.in_([ai.player_id for ai in ais]))).all())
+        standings: dict[tuple[str, str], dict[str, object]] = {}
+        for ai in ais:
+            now = points.get(ai.player_id) if ai.measured else None
+            standings[(ai.key, ai.level)] = {
+                "player": ai.player_id,
+                "measured": ai.measured,
+                "rank": rules.rank_of(now).name if now is not None else None,
+                "points": now,
+            }
+        return standings
 
     def _seed(self, missing: list[AILevel]) -> None:
         start = calibrated_points(self.levels.root, missing)
+        self._measured.update(start)
         with self.store.reader() as s:
             have = set(s.scalars(select(PlayerRow.id).where(
                 PlayerRow.id.in_([ai.player_id for ai in missing]))))

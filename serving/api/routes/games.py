@@ -8,7 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 
 import envs
-from serving.api.deps import AIDep, SettingsDep
+from envs.core import options_key
+from serving.api.deps import AIDep, LadderDep, SettingsDep
 from serving.api.models import (
     GamePublic,
     LevelsPublic,
@@ -20,6 +21,9 @@ from serving.api.models import (
 )
 from serving.catalogue import build_game, check_game_id, describe, game_info, replay
 from serving.errors import BadInput
+from serving.ladder.ai_players import BASELINE
+from serving.ladder.options import GAME as LADDER_GAME
+from serving.levels import Level
 from serving.rate_limits import RATE_LIMITED_DOC, rate_limited
 from serving.settings import Settings
 from serving.text import first_problem
@@ -56,6 +60,7 @@ def get_game(game: GameId) -> dict[str, Any]:
 def get_levels(
     game: GameId,
     ai: AIDep,
+    ladder: LadderDep,
     config: Annotated[
         str | None,
         Query(
@@ -76,7 +81,16 @@ def get_levels(
     found = first_problem(options)
     if found is not None:
         raise BadInput(f"config: {found[0] or 'the value'} {found[1]}")
-    table = ai.table(build_game(game, options))
+    built = build_game(game, options)
+    table = ai.table(built)
+    standings = ladder.ai_standings() if game == LADDER_GAME else {}
+
+    def public(key: str, levels: tuple[Level, ...]) -> list[dict[str, Any]]:
+        """The levels of one table, each with its ladder standing where it has one."""
+        return [{**lv.public(),
+                 "ladder": standings.get((BASELINE if lv.source == "baseline" else key, lv.id))}
+                for lv in levels]
+
     variants = []
     for key in ai.levels.variants(game):
         other = ai.levels.table(game, key)
@@ -84,12 +98,12 @@ def get_levels(
             "key": key,
             "options": other.options,
             "default": other.default,
-            "levels": [lv.public() for lv in other.levels],
+            "levels": public(key, other.levels),
         })
     return {
         "game": game,
         "default": table.default,
-        "levels": [lv.public() for lv in table.levels],
+        "levels": public(options_key(built), table.levels),
         "variants": variants,
     }
 
