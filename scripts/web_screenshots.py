@@ -87,12 +87,13 @@ def _session(url: str, game: str, moves: int, seed: int = 1, **body: Any) -> str
     r.raise_for_status()
     sid, token = r.json()["session"]["id"], r.json()["owner_token"]
     rng = random.Random(seed)
+    auth = {"Authorization": f"Bearer {token}"}
     view = r.json()["session"]
     for _ in range(moves):
         legal = [m for m in view["position"]["legal_moves"] if m != "pass"]
         if not legal:
             break
-        r = httpx.post(f"{url}/v1/sessions/{sid}/moves", headers={"Authorization": f"Bearer {token}"},
+        r = httpx.post(f"{url}/v1/sessions/{sid}/moves", headers=auth,
                        json={"move": rng.choice(legal), "version": view["version"]}, timeout=60)
         r.raise_for_status()
         view = r.json()

@@ -64,7 +64,9 @@ def test_points_count_only_for_the_level_they_were_measured_for(tmp_path: Path) 
 
 @pytest.mark.parametrize("content", ["{not json", '{"players": [1, 2]}',
                                      '{"players": {"ai-1": {"rank": "9K"}}}'])
-def test_an_unreadable_calibration_file_measures_only_the_anchor(tmp_path: Path, content: str) -> None:
+def test_an_unreadable_calibration_file_measures_only_the_anchor(
+    tmp_path: Path, content: str
+) -> None:
     root = _ladder_root(tmp_path)
     (root / "stereo_go" / "ladder.json").write_text(content)
     assert calibrated_points(root, ai_levels(LevelRegistry(root))) == {"ai-random": 0}
