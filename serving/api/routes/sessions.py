@@ -81,8 +81,8 @@ def get_session(session_id: str, manager: ManagerDep) -> Any:
     description="Computed once, on the first request after the game ends, by the game's "
     "strongest level, and stored with the session: later requests (on any replica, after any "
     "restart) answer the stored review. A match is reviewed by its last game; `player` and "
-    "the values' view are seats (the first seat is `seats[0]`). The review of any move list: "
-    "`POST /v1/games/{game}/review`.",
+    "the values' view are seats (the first seat is the first of the game's `players`). "
+    "The review of any move list: `POST /v1/games/{game}/review`.",
 )
 async def session_review(session_id: str, manager: ManagerDep, ai: AIDep) -> Any:
     ctx = await run_in_threadpool(manager.get, session_id)
