@@ -23,6 +23,7 @@ from serving_helpers import (
 from envs import make_game
 from envs.jiugong_solver import LOSS, WIN, get_solver
 from serving import review as review_module
+from serving.levels import Level, LevelTable
 from serving.review import plies_of_moves, review
 
 CHECKPOINTS = ROOT / "checkpoints"
@@ -113,9 +114,7 @@ class ConstantJudge:
         self.game = game
         self.searched: list[Any] = []
 
-    def table(self, game: Any) -> Any:
-        from serving.levels import Level, LevelTable
-
+    def table(self, game: Any) -> LevelTable:
         return LevelTable(game.spec.id, (Level("judge", "Judge"),), "judge")
 
     def values(self, game: Any, states: list[Any], level_id: str | None) -> np.ndarray:
