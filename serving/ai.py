@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -242,6 +242,25 @@ class AIEngine:
         if self.on_search is not None:
             self.on_search(game.spec.id, level.id, suggestion.seconds)
         return suggestion
+
+    def values(self, game: Game, states: Sequence[Any], level_id: str | None) -> np.ndarray:
+        """The level's value of each (non-terminal) state, from its side to move's view
+        (blocking; call it from a worker thread): a whole game's positions in batches of
+        ``max_batch`` rows, through the same cache, batcher and network as the searches, so
+        a review costs a few forward passes, not one per position."""
+        level = self.table(game).get(level_id)
+        if self.stopping:
+            raise Unavailable("the service is stopping; try again")
+        if self.processes is not None:
+            return self.processes.values(game, list(states), level.id)
+        evaluator = getattr(self.player(game, level, seed=0), "evaluator", None)
+        if evaluator is None:
+            raise BadInput(
+                f"level {level.id!r} ({level.player}) has no value estimate to review with; "
+                "choose a trained level", level=level.id)
+        chunks = [evaluator.evaluate(game, list(states[i:i + self.max_batch]))[1]
+                  for i in range(0, len(states), self.max_batch)]
+        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
 
     def submit(self, fn: Any, *args: Any) -> Future:
         return self.pool.submit(fn, *args)

@@ -33,6 +33,7 @@ def target_metadata() -> MetaData:
     import serving.ladder.store  # noqa: F401  (declares the ladder's tables on Base)
     import serving.leases  # noqa: F401  (declares session_leases on Base)
     import serving.rate_limits  # noqa: F401  (declares rate_limits on Base)
+    import serving.sessions.reviews  # noqa: F401  (declares session_reviews on Base)
     from serving import events
     from serving.db import Base
 

@@ -52,6 +52,8 @@ class SearchEngine(Protocol):
     def analyse(self, game: Game, state: Any, level_id: str | None, seed: int | None,
                 variety: Any = None) -> Any: ...
 
+    def values(self, game: Game, states: list[Any], level_id: str | None) -> Any: ...
+
     def stats(self) -> dict[str, Any]: ...
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future: ...
@@ -63,6 +65,9 @@ class SearchEngine(Protocol):
 #: ``functools.partial`` of one.
 EngineFactory = Callable[[], SearchEngine]
 
+
+#: The engine methods the server may call in a worker (the wire's ``method``).
+WORKER_METHODS = frozenset({"analyse", "values", "stats"})
 
 PARENT_POLL_SECONDS = 0.5  # how often a worker checks that its server still runs
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
@@ -104,7 +109,9 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
 
     def handle(request_id: int, method: str, args: tuple[Any, ...]) -> None:
         try:
-            result = engine.stats() if method == "stats" else engine.analyse(*args)
+            if method not in WORKER_METHODS:
+                raise ValueError(f"no engine method {method!r} for a worker")
+            result = getattr(engine, method)(*args)
         except ServiceError as exc:
             reply((request_id, False, (type(exc).__name__, exc.message, exc.detail)))
         except QizeroError as exc:  # bad input the engine found: 422, as in the server process
@@ -244,6 +251,10 @@ class SearchProcesses:
     def analyse(self, *args: Any) -> Any:
         """The engine's ``analyse`` in the least busy worker (blocks until it answers)."""
         return self._send(None, "analyse", args).result()
+
+    def values(self, *args: Any) -> Any:
+        """The engine's ``values`` (a review's positions) in the least busy worker."""
+        return self._send(None, "values", args).result()
 
     def stats(self, timeout: float = 60.0) -> list[dict[str, Any] | None]:
         """Each worker's engine ``stats()``; None for a worker that did not answer within

@@ -147,7 +147,7 @@ def test_created_resources_link_to_their_operations(client):
     links = doc["paths"]["/v1/sessions"]["post"]["responses"]["201"]["links"]
     on_session = [op["operationId"] for path, _, op in operations(doc)
                   if path.startswith("/v1/sessions/{session_id}")]
-    assert sorted(links) == sorted(on_session) and len(on_session) == 13
+    assert sorted(links) == sorted(on_session) and len(on_session) == 14
     move = next(link for link in links.values() if link["operationId"].startswith("post_move"))
     assert move["parameters"]["path.session_id"] == "$response.body#/session/id"
     assert move["requestBody"] == {"version": "$response.body#/session/version"}

@@ -147,6 +147,52 @@ class SuggestionPublic(BaseModel):
     )
 
 
+# ---------------------------------------------------------------------------- reviews
+class ReviewCreate(PositionBase):
+    level: str | None = Field(
+        None, max_length=64,
+        description="level id or label whose network and search judge the game; default: "
+        "the strongest level")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"config": {}, "moves": ["a1-a2", "b3-b2"]}]},
+    )
+
+
+class MistakePublic(BaseModel):
+    ply: int = Field(description="0-based index of the move in the move list")
+    player: int = Field(description="the seat that moved (index in the game's seats)")
+    move: str = Field(description="the move played")
+    preferred: str = Field(description="the move the level's search preferred there")
+    loss: float = Field(description="how much the value fell for that player (> 0)")
+
+
+class ReviewPublic(BaseModel):
+    level: str = Field(description="the level that judged the game")
+    seconds: float = Field(description="time the review took to compute")
+    values: list[float] = Field(
+        description="the level's value of the position before any move, then after each "
+        "move (len(moves) + 1), from the first seat's view, in [-1, 1]; a finished game's "
+        "last value is its real result")
+    mistakes: list[MistakePublic] = Field(
+        description="at most 3 per seat, grouped by seat, biggest loss first within each")
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "level": "5",
+                    "seconds": 0.4,
+                    "values": [0.0, 0.1, 0.9, -1.0],
+                    "mistakes": [{"ply": 1, "player": 1, "move": "b3-b2",
+                                  "preferred": "c3-c2", "loss": 0.8}],
+                }
+            ]
+        }
+    )
+
+
 # ---------------------------------------------------------------------------- catalogue
 class OptionPublic(BaseModel):
     name: str

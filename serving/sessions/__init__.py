@@ -20,6 +20,8 @@ One module per job; imports go downward in this list:
 * :mod:`~serving.sessions.extras`: resignation, arbitration, Go's scoring phase (where the
   game's adapter, :mod:`serving.adapters`, offers them).
 * :mod:`~serving.sessions.view`: the JSON a client sees.
+* :mod:`~serving.sessions.reviews`: a finished session's review (:mod:`serving.review`),
+  computed once and stored with it.
 * :mod:`~serving.sessions.manager`: ``SessionManager``, one compare-and-set write per route,
   and the lifecycle.
 

@@ -29,6 +29,7 @@ from serving.sessions.ai_seats import AISeats, seat_config
 from serving.sessions.context import Ctx
 from serving.sessions.drivers import Driver, LeaseHolder
 from serving.sessions.persistence import SessionRepository
+from serving.sessions.reviews import SessionReviews
 from serving.sessions.timeouts import expire
 from serving.sessions.tokens import authenticate, authorize, hash_token, new_token
 from serving.sessions.view import SharedViews, session_view
@@ -57,6 +58,7 @@ class SessionManager:
             ai, clock, self._fresh, self.repo.commit, self.leases, store.ai_turn, self._notice
         )
         self.driver = Driver(self.leases, self.refresh, clock, settings.timer_poll_seconds)
+        self.reviews = SessionReviews(store, ai, clock)
 
     # ================================================================ lifecycle
     def start(self) -> None:

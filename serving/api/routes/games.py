@@ -16,6 +16,8 @@ from serving.api.models import (
     PositionBase,
     PositionCreate,
     PositionPublic,
+    ReviewCreate,
+    ReviewPublic,
     SuggestCreate,
     SuggestionPublic,
 )
@@ -25,6 +27,7 @@ from serving.ladder.ai_players import BASELINE
 from serving.ladder.options import GAME as LADDER_GAME
 from serving.levels import Level
 from serving.rate_limits import RATE_LIMITED_DOC, rate_limited
+from serving.review import plies_of_moves, review, review_level
 from serving.settings import Settings
 from serving.text import first_problem
 
@@ -146,3 +149,26 @@ async def suggest(game: GameId, body: SuggestCreate, ai: AIDep, settings: Settin
         "level": s.level,
         "seconds": s.seconds,
     }
+
+
+@router.post(
+    "/{game}/review",
+    response_model=ReviewPublic,
+    responses={**_ERRORS, **RATE_LIMITED_DOC},
+    dependencies=[rate_limited("suggest")],
+    summary="review a move list: the value after every move and each side's key mistakes",
+    description="The level's network values every position of the game in a few batched "
+    "passes (first seat's view; a finished game ends on its real result); for each side, the "
+    "three moves that lost the most value and where the level's search would have played "
+    "otherwise are listed with the move it preferred. A session's review: "
+    "`GET /v1/sessions/{id}/review`.",
+)
+async def review_moves(game: GameId, body: ReviewCreate, ai: AIDep, settings: SettingsDep) -> Any:
+    check_limits(settings, body)
+    g = build_game(game, body.config)
+    level = review_level(ai.table(g), body.level)  # 404 before any work
+
+    def work() -> Any:
+        return review(ai, g, plies_of_moves(g, body.moves, settings.max_move_chars), level)
+
+    return await ai.run(work)

@@ -8,12 +8,13 @@ from typing import Any, Literal
 from fastapi import APIRouter, Response, status
 from starlette.concurrency import run_in_threadpool
 
-from serving.api.deps import LadderDep, ManagerDep, SettingsDep, TokenDep
+from serving.api.deps import AIDep, LadderDep, ManagerDep, SettingsDep, TokenDep
 from serving.api.models import (
     DeadStonesUpdate,
     MoveCreate,
     ResignCreate,
     ResumeCreate,
+    ReviewPublic,
     SeatUpdate,
     SessionCreate,
     SessionCreated,
@@ -69,6 +70,26 @@ def create_session(body: SessionCreate, manager: ManagerDep, settings: SettingsD
 )
 def get_session(session_id: str, manager: ManagerDep) -> Any:
     return manager.view(manager.get(session_id))
+
+
+@router.get(
+    "/{session_id}/review",
+    response_model=ReviewPublic,
+    responses={404: {"description": "no such session"},
+               409: {"description": "the game is still being played (or scored)"}},
+    summary="the review of a finished game: values after every move, each side's mistakes",
+    description="Computed once, on the first request after the game ends, by the game's "
+    "strongest level, and stored with the session: later requests (on any replica, after any "
+    "restart) answer the stored review. A match is reviewed by its last game; `player` and "
+    "the values' view are seats (the first seat is the first of the game's `players`). "
+    "The review of any move list: `POST /v1/games/{game}/review`.",
+)
+async def session_review(session_id: str, manager: ManagerDep, ai: AIDep) -> Any:
+    ctx = await run_in_threadpool(manager.get, session_id)
+    found = await run_in_threadpool(manager.reviews.stored, ctx)
+    if found is not None:
+        return found
+    return await ai.run(manager.reviews.get, ctx)
 
 
 EVENTS_DOC = """
