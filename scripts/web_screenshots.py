@@ -9,6 +9,8 @@ page renews every picture:
     .venv/bin/python scripts/web_screenshots.py            # all screens -> docs/img/screens/
     .venv/bin/python scripts/web_screenshots.py --only start rules
 
+and rewrites the table between the screenshot markers of docs/web_client.md.
+
 Needs Chromium at /usr/bin/chromium and Playwright for Python (both used by the browser tests).
 """
 
@@ -32,6 +34,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "img" / "screens"
+DOC = ROOT / "docs" / "web_client.md"
+BEGIN, END = "<!-- screenshots:begin -->", "<!-- screenshots:end -->"
 CHROMIUM = Path("/usr/bin/chromium")
 SIZES = {"desktop": (1366, 800), "phone": (390, 844)}
 LANGUAGES = ("en", "zh")
@@ -174,6 +178,24 @@ def take(url: str, shots: list[Shot]) -> list[Path]:
     return written
 
 
+def markdown(shots: list[Shot]) -> str:
+    """The docs' table: a row per screen, a picture per size and language."""
+    head = [f"{size} {width}×{height}, {lang}" for size, (width, height) in SIZES.items()
+            for lang in LANGUAGES]
+    rows = ["| screen | " + " | ".join(head) + " |", "|" + " --- |" * (len(head) + 1)]
+    for shot in shots:
+        cells = [f"![{shot.title}, {size}, {lang}](img/screens/{shot.name}-{size}-{lang}.png)"
+                 for size in SIZES for lang in LANGUAGES]
+        rows.append(f"| {shot.title} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def rewrite_doc(shots: list[Shot]) -> None:
+    text = DOC.read_text()
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    DOC.write_text(text[:start] + "\n" + markdown(shots) + "\n" + text[end:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="screen names (default: all): "
@@ -188,6 +210,7 @@ def main() -> None:
             written = take(url, shots)
     for path in written:
         print(path.relative_to(ROOT))
+    rewrite_doc(SHOTS)
 
 
 if __name__ == "__main__":
