@@ -152,13 +152,19 @@ SEARCHES = {  # the shipped levels' kinds of search, and the sampling-free Gumbe
 @pytest.mark.parametrize("case", SEARCHES)
 def test_in_page_search_is_the_python_search(case):
     game_id, settings = SEARCHES[case]
+    check_search(envs.make_game(game_id), game_id, settings)
+
+
+def check_search(game: envs.Game, key: str, settings: dict[str, Any], plies: int = 60,
+                 count: int = 12) -> None:
+    """The in-page search of ``key`` (a key of games.js) against training.search on ``count``
+    positions of random games of up to ``plies`` plies, with the same fake network."""
     cfg = SearchConfig.model_validate({**settings, "gumbel_scale": 0.0, "temperature": 0.0})
-    game = envs.make_game(game_id)
     rng = np.random.default_rng(3)
     positions = []
-    while len(positions) < 12:
+    while len(positions) < count:
         state, moves = game.initial_state(), []
-        for _ in range(int(rng.integers(0, 60))):
+        for _ in range(int(rng.integers(0, plies))):
             if game.is_terminal(state):
                 break
             moves.append(str(rng.choice(game.legal_moves(state))))
@@ -167,7 +173,7 @@ def test_in_page_search_is_the_python_search(case):
             positions.append(moves)
     fake = FakeNetwork(game, seed=5)
     results = _node("offline_search.mjs", {
-        "game": game_id, "cfg": cfg.model_dump(mode="json"), "positions": positions,
+        "game": key, "cfg": cfg.model_dump(mode="json"), "positions": positions,
         "policy": fake.policy.tolist(), "value": fake.value.tolist(),
     })
     for moves, js in zip(positions, results):

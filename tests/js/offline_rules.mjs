@@ -1,7 +1,8 @@
 // Replays games through the in-browser rules engines (serving/static/js/offline) under node
 // and reports what tests/test_web_offline.py compares with the Python engines.
 // stdin: {"game": id, "games": [{"moves": [...], "plies": [...]}, ...]}
-// stdout: one report per requested ply: {legal, to_play, terminal, returns, json, observation}
+// stdout: one report per requested ply: {legal, to_play, terminal, returns, result, json,
+// observation}
 import { readFileSync } from 'node:fs';
 import { GAMES } from '../../serving/static/js/offline/games.js';
 
@@ -19,6 +20,7 @@ for (const { moves, plies } of request.games) {
         to_play: terminal ? null : game.playerNames[game.toPlay(state)],
         terminal,
         returns: game.returns(state),
+        result: game.result(state),
         json: game.toJson(state),
         observation: terminal ? null : Array.from(game.observation(state)),
       });

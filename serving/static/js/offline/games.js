@@ -1,6 +1,9 @@
-// The games the page can play without the server: their rules engines, by game id.
+// The games the page can play without the server: their rules engines, by the key of the game
+// and its options (the checkpoints folder's name: Stereo Go's 9x9 board is
+// ``stereo_go-board-9x9``, its default cylinder ``stereo_go``).
 
 import { fangqi } from './fangqi.js';
 import { jiugong } from './jiugong.js';
+import { stereoGo } from './stereo_go.js';
 
-export const GAMES = { jiugong, fangqi };
+export const GAMES = { jiugong, fangqi, stereo_go: stereoGo(), 'stereo_go-board-9x9': stereoGo({ board: '9x9' }) };
