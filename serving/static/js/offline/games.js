@@ -6,4 +6,6 @@ import { fangqi } from './fangqi.js';
 import { jiugong } from './jiugong.js';
 import { stereoGo } from './stereo_go.js';
 
-export const GAMES = { jiugong, fangqi, stereo_go: stereoGo(), 'stereo_go-board-9x9': stereoGo({ board: '9x9' }) };
+const [cylinder, go9x9] = [stereoGo(), stereoGo({ board: '9x9' })];
+
+export const GAMES = { jiugong, fangqi, stereo_go: cylinder, 'stereo_go-board-9x9': go9x9 };
