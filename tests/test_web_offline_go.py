@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
 from test_web_client import browser, page, server  # noqa: F401  (fixtures)
@@ -88,7 +89,7 @@ def test_in_page_go_rules_agree_with_the_python_engine(key):
                 if over:
                     ends.add(state.end_reason)
                     score = game.score(state)
-                    assert js["result"]["score"] == [score.black, score.white], where
+                    assert js["result"]["score"] == [score.black, score.white + score.komi], where
                 else:
                     assert js["result"] is None, where
                     assert js["to_play"] == game.spec.player_names[game.to_play(state)], where
@@ -119,3 +120,75 @@ def test_in_page_go_search_is_the_python_search(case):
     key, settings = GO_SEARCHES[case]
     game = envs.make_game("stereo_go", **BOARDS[key])
     check_search(game, key, settings, plies=150, count=6)
+
+
+# ============================================================================ in a browser
+OFFLINE_PLAYS = {  # options, the person's first point, the AI level (a fast one)
+    "9x9": ({"board": "9x9"}, "E5", "4"),
+    "cylinder": ({}, "NP", "2"),
+}
+
+
+@pytest.mark.parametrize("case", OFFLINE_PLAYS)
+def test_an_offline_go_game_without_the_server(page, server, case):  # noqa: F811
+    """Stereo Go chosen in the start screen (the 9x9 board through its option), played in this
+    browser: with the network cut off, the person's stone and then a pass, each answered by
+    the AI level in the page; no console errors, no request; the server then finds every
+    move legal."""
+    options, point, level = OFFLINE_PLAYS[case]
+    errors: list[str] = []
+    refused: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server + "/")
+    page.click('[data-game="stereo_go"]')
+    if options:
+        page.wait_for_selector('select[name="board"]')
+        page.select_option('select[name="board"]', options["board"])
+    key = "stereo_go-board-9x9" if options else "stereo_go"
+    page.check(f'.where-box[data-offline="{key}"] input[name="where"][value="browser"]',
+               timeout=30_000)
+    page.wait_for_selector(f'select[name="seat-white"] option[value="ai:{level}"]',
+                           state="attached", timeout=60_000)
+    assert "AI in this browser" in page.inner_text('select[name="seat-white"]')
+    page.select_option('select[name="seat-white"]', f"ai:{level}")
+    page.select_option('select[name="seat-black"]', "human")
+    page.click("#create")
+    page.wait_for_selector("#game-screen:not([hidden])", timeout=60_000)
+    assert "in this browser" in page.inner_text(".game-head h2")
+    points = page.locator(".board-svg [data-point]").count()
+    assert points == (81 if options else 359)
+
+    context = page.context
+    context.set_offline(True)
+    context.route("**/*", lambda route: (refused.append(route.request.url), route.abort()))
+    page.wait_for_timeout(1_000)
+
+    def events() -> list[dict[str, Any]]:
+        return page.evaluate("JSON.parse(localStorage.getItem('qizero.offline')).events")
+
+    page.click(f'[data-point="{point}"]')
+    page.wait_for_function(
+        "JSON.parse(localStorage.getItem('qizero.offline')).events.length >= 2", timeout=60_000)
+    page.wait_for_selector(f'[data-point="{point}"] .stone.black')
+    page.wait_for_selector("#pass", timeout=60_000)  # black to play again
+    page.click("#pass")
+    page.wait_for_function(
+        "JSON.parse(localStorage.getItem('qizero.offline')).events.length >= 4"
+        " || document.querySelector('#status').textContent.startsWith('Game over')",
+        timeout=60_000)
+    played = events()
+    context.unroute("**/*")
+    context.set_offline(False)
+    assert not refused, refused
+    assert not errors, errors
+
+    assert [ev["m"] for ev in played[:3:2]] == [point, "pass"]
+    assert [(ev["seat"], ev.get("by"), ev.get("level")) for ev in played[1::2]] == [
+        ("white", "ai", level)] * len(played[1::2])
+    answer = httpx.post(f"{server}/v1/games/stereo_go/positions",
+                        json={"moves": [ev["m"] for ev in played], "config": options})
+    assert answer.status_code == 200, answer.text  # every move legal
+    if answer.json()["is_over"]:  # the AI passed back: scored as the page did
+        winner = answer.json()["result"]["winner"]
+        assert f"{winner} wins" in page.inner_text("#status")

@@ -201,11 +201,15 @@ export function stereoGo({ board: boardName = 'cylinder', rules = 'territory', k
       };
     },
 
-    /** {winner: player index or null, score: [black, white] points before komi or null} of
-     * a finished game, else null. */
+    /** Of a finished game, else null: {winner: player index or null, reason ('resignation'
+     * or 'rules'), score: [Black's points, White's with komi] when it was scored}. */
     result(s) {
       if (s.end === null) return null;
-      return { winner: s.outcome === 0 || s.outcome === 1 ? s.outcome : null, score: s.score };
+      return {
+        winner: s.outcome === 0 || s.outcome === 1 ? s.outcome : null,
+        reason: s.end === RESIGN ? 'resignation' : 'rules',
+        score: s.score && [s.score[0], s.score[1] + komi],
+      };
     },
   };
 }
