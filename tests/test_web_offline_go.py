@@ -133,8 +133,8 @@ OFFLINE_PLAYS = {  # options, the person's first point, the AI level (a fast one
 def test_an_offline_go_game_without_the_server(page, server, case):  # noqa: F811
     """Stereo Go chosen in the start screen (the 9x9 board through its option), played in this
     browser: with the network cut off, the person's stone and then a pass, each answered by
-    the AI level in the page; no console errors, no request; the server then finds every
-    move legal."""
+    the AI level in the page, then a resignation (unless the AI's pass ended the game); no
+    console errors, no request; the server then finds every move legal."""
     options, point, level = OFFLINE_PLAYS[case]
     errors: list[str] = []
     refused: list[str] = []
@@ -177,17 +177,25 @@ def test_an_offline_go_game_without_the_server(page, server, case):  # noqa: F81
         "JSON.parse(localStorage.getItem('qizero.offline')).events.length >= 4"
         " || document.querySelector('#status').textContent.startsWith('Game over')",
         timeout=60_000)
+    if not page.inner_text("#status").startswith("Game over"):  # black resigns
+        page.wait_for_selector("#resign", timeout=60_000)
+        page.click("#resign")
+        page.click("#confirm-dialog .dialog-ok")
+        page.wait_for_selector("#status:has-text('Game over')")
+        assert "white wins (resignation)" in page.inner_text("#status")
     played = events()
     context.unroute("**/*")
     context.set_offline(False)
     assert not refused, refused
     assert not errors, errors
 
-    assert [ev["m"] for ev in played[:3:2]] == [point, "pass"]
-    assert [(ev["seat"], ev.get("by"), ev.get("level")) for ev in played[1::2]] == [
-        ("white", "ai", level)] * len(played[1::2])
+    moves = [ev for ev in played if ev["t"] == "move"]
+    assert [ev["m"] for ev in moves[:3:2]] == [point, "pass"]
+    assert [(ev["seat"], ev.get("by"), ev.get("level")) for ev in moves[1::2]] == [
+        ("white", "ai", level)] * len(moves[1::2])
+    assert played[len(moves):] in ([], [{"t": "resign", "seat": "black"}])
     answer = httpx.post(f"{server}/v1/games/stereo_go/positions",
-                        json={"moves": [ev["m"] for ev in played], "config": options})
+                        json={"moves": [ev["m"] for ev in moves], "config": options})
     assert answer.status_code == 200, answer.text  # every move legal
     if answer.json()["is_over"]:  # the AI passed back: scored as the page did
         winner = answer.json()["result"]["winner"]
