@@ -194,7 +194,8 @@ let stopRelabel = null; // the language listener of the start screen last render
 
 /** Render the start screen into ``root``; ``onCreated(created)`` gets the API's answer,
  * ``onOffline({game, config, seats, manifest})`` an in-browser game to open. ``keep``:
- * {id, config}, the game and options to show chosen (a language switch re-renders with what was chosen). */
+ * {id, config}, the game and options to show chosen (a language switch re-renders with what
+ * was chosen). */
 export async function renderStart(root, onCreated, onOffline, keep = null) {
   const games = await getJSON('/v1/games');
   if (stopRelabel) stopRelabel();

@@ -82,7 +82,9 @@ export class OfflineSession extends Session {
       result: result && {
         winner: result.winner === null ? null : names[result.winner],
         reason: result.reason || 'rules',
-        ...(result.score && { score: Object.fromEntries(names.map((n, i) => [n, result.score[i]])) }),
+        ...(result.score && {
+          score: Object.fromEntries(names.map((n, i) => [n, result.score[i]])),
+        }),
       },
       seats: this.seatConfig,
       confirm_turns: false,

@@ -1,8 +1,9 @@
-// Stereo Go (立体围棋) in the browser: a port of envs/stereo_go/game.py (docs/rules/stereo-go.md)
-// for the offline mode, on the cylinder and on plain N x N boards, with the default options
-// otherwise (komi 7.5, no handicap, the move cap of twice the points); territory or area
-// scoring. Same action space (one action per point, then pass), move strings, observation
-// planes and JSON as the Python engine; tests/test_web_offline_go.py checks that the two agree.
+// Stereo Go (立体围棋) in the browser: a port of envs/stereo_go/game.py
+// (docs/rules/stereo-go.md) for the offline mode, on the cylinder and on plain N x N boards,
+// with the default options otherwise (no handicap, the move cap of twice the points); komi and
+// territory or area scoring as given. Same action space (one action per point, then pass),
+// move strings, observation planes and JSON as the Python engine;
+// tests/test_web_offline_go.py checks that the two agree.
 //
 // The rules as the Python engine plays them: suicide is illegal; positional superko (a stone
 // may not recreate any earlier whole-board position, whoever is to move; a pass never
@@ -98,7 +99,8 @@ export function stereoGo({ board: boardName = 'cylinder', rules = 'territory', k
         const taken = new Set();
         for (const q of neighbours[action]) {
           const g = chain[q];
-          if (stones[q] !== EMPTY && stones[q] !== colour && list[g].liberties === 1 && !taken.has(g)) {
+          const enemy = stones[q] !== EMPTY && stones[q] !== colour;
+          if (enemy && list[g].liberties === 1 && !taken.has(g)) {
             taken.add(g);
             for (const x of list[g].stones) stones[x] = EMPTY;
             captures[mover] += list[g].stones.length;
@@ -159,14 +161,18 @@ export function stereoGo({ board: boardName = 'cylinder', rules = 'territory', k
 
     /** What the network sees: the position, the mover, the pass count, the last move and
      * the earlier positions (superko decides which moves are legal). */
-    evalKey: (s) => `${hashKey(s.lo, s.hi)}|${s.toPlay}|${s.passes}|${s.last}|${historyXor(s.history)}`,
+    evalKey: (s) => [
+      hashKey(s.lo, s.hi), s.toPlay, s.passes, s.last, historyXor(s.history),
+    ].join('|'),
 
     actionToMove: (action) => (action === n ? 'pass' : board.names[action]),
 
     moveToAction(s, move) {
       const text = String(move).trim().toUpperCase();
       const action = text === 'PASS' ? n : board.index.get(text);
-      if (action === undefined) throw new Error(`${JSON.stringify(move)} is not a point of this board or 'pass'`);
+      if (action === undefined) {
+        throw new Error(`${JSON.stringify(move)} is not a point of this board or 'pass'`);
+      }
       if (s.end !== null) throw new Error('the game is over');
       if (action < n && s.codes[action] !== 'ok') {
         throw new Error(`illegal move ${JSON.stringify(move)}: ${s.codes[action]}`);
@@ -186,7 +192,9 @@ export function stereoGo({ board: boardName = 'cylinder', rules = 'territory', k
       } else {
         const size = board.grid[0];
         rows = [];
-        for (let r = size - 1; r >= 0; r -= 1) rows.push(chars.slice(size * r, size * r + size).join(''));
+        for (let r = size - 1; r >= 0; r -= 1) {
+          rows.push(chars.slice(size * r, size * r + size).join(''));
+        }
       }
       return {
         board: rows,
