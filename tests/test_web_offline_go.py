@@ -1,7 +1,8 @@
 """Stereo Go in the web client's offline mode (serving/static/js/offline/stereo_go*.js): the
 9x9 board and the cylinder played in the page, checked against envs/stereo_go.
 
-* The in-page rules agree with the Python engine on random games of both boards: the legal
+* The in-page rules agree with the Python engine on random games of both boards (and of the
+  9x9 board under area scoring with another komi, which no shipped level plays): the legal
   moves at every checked ply (so suicide and positional superko refuse the same points), the
   captures, who moves, the end, its reason, the winner and the final Tromp-Taylor score, the
   state JSON (but for the history hashes, which are each engine's own) and the observation
@@ -66,12 +67,20 @@ def _superko_points(game: envs.Game, state: Any) -> int:
         for p in np.flatnonzero(state.board == 0))
 
 
-@pytest.mark.parametrize("key", BOARDS)
-def test_in_page_go_rules_agree_with_the_python_engine(key):
-    game = envs.make_game("stereo_go", **BOARDS[key])
-    every = 1 if key == "stereo_go-board-9x9" else 3
-    games = _go_games(game, 1000, every, seed=1)
-    reports = iter(_node("offline_rules.mjs", {"game": key, "games": games}))
+RULES_CASES = {  # options, positions checked, every how many plies
+    "9x9": ({"board": "9x9"}, 1000, 1),
+    "cylinder": ({}, 1000, 3),
+    "9x9-area": ({"board": "9x9", "rules": "area", "komi": 6.5}, 400, 1),  # no levels shipped
+}
+
+
+@pytest.mark.parametrize("case", RULES_CASES)
+def test_in_page_go_rules_agree_with_the_python_engine(case):
+    options, positions, every = RULES_CASES[case]
+    game = envs.make_game("stereo_go", **options)
+    games = _go_games(game, positions, every, seed=1)
+    reports = iter(_node("offline_rules.mjs", {"options": options, "games": games}))
+    key = case
     checked, superko, ends, captures = 0, 0, set(), 0
     for g, record in enumerate(games):
         state, plies = game.initial_state(), set(record["plies"])
@@ -100,7 +109,7 @@ def test_in_page_go_rules_agree_with_the_python_engine(key):
                 checked += 1
             if ply < len(record["moves"]):
                 state = game.play(state, record["moves"][ply])
-    assert checked == 1000
+    assert checked == positions
     assert ends == {"passes", "move_cap"}, ends
     assert superko > 0 and captures > 0, (superko, captures)
 
