@@ -4,12 +4,13 @@
 
 Prints two tables. The bundle: the offline mode's own JavaScript, the vendored onnxruntime-web
 files and each game's exported models, in KB as served (uncompressed) and gzipped (-9). The
-move times: for every in-browser level of Jiugong and Fang Qi, milliseconds from the page
-asking the worker for a move to the answer (the search with its network calls; the first move
-of each level is played once untimed), in headless Chromium on this machine, one thread. The
-positions come from one seeded uniformly random game per game, every ``--every`` plies, so two
-runs time the same searches. The page is served by a plain static file server (the offline mode
-needs nothing else), Chromium at /usr/bin/chromium through Playwright. Prints figures, asserts
+move times: for every in-browser level (Jiugong, Fang Qi, Stereo Go's cylinder and 9x9 board),
+milliseconds from the page asking the worker for a move to the answer (the search with its
+network calls; the first move of each level is played once untimed), in headless Chromium on
+this machine, one thread. The positions come from one seeded uniformly random game per game,
+every ``--every`` plies, so two runs time the same searches. The page is served by a plain
+static file server (the offline mode needs nothing else), Chromium at /usr/bin/chromium through
+Playwright. Prints figures, asserts
 nothing.
 """
 
@@ -24,6 +25,7 @@ import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +35,13 @@ sys.path.insert(0, str(ROOT))
 from envs import make_game  # noqa: E402
 
 STATIC = ROOT / "serving" / "static"
-GAMES = ("jiugong", "fangqi")
+# the keys of js/offline/games.js: (game id, options)
+GAMES: dict[str, tuple[str, dict[str, Any]]] = {
+    "jiugong": ("jiugong", {}),
+    "fangqi": ("fangqi", {}),
+    "stereo_go": ("stereo_go", {}),
+    "stereo_go-board-9x9": ("stereo_go", {"board": "9x9"}),
+}
 
 
 def kb(paths: list[Path]) -> tuple[float, float]:
@@ -48,8 +56,8 @@ def bundle_table() -> None:
         ("offline JavaScript (js/offline/*.js)", sorted((STATIC / "js" / "offline").glob("*.js"))),
         ("onnxruntime-web (offline/ort)", sorted((STATIC / "offline" / "ort").glob("ort*"))),
     ]
-    rows += [(f"{g} models (offline/models/{g})", sorted((STATIC / "offline" / "models" / g)
-                                                        .iterdir())) for g in GAMES]
+    rows += [(f"{g} models", sorted((STATIC / "offline" / "models" / g).iterdir()))
+             for g in GAMES]
     def line(name: str, paths: list[Path]) -> None:
         raw, packed = kb(paths)
         print(f"{name:<44} {len(paths):>5} {raw:>10,.0f} {packed:>10,.0f}")
@@ -60,12 +68,14 @@ def bundle_table() -> None:
     line("total", [p for _, paths in rows for p in paths])
     for g in GAMES:  # what one game's offline play loads
         line(f"  of which a {g} game loads",
-             [p for name, paths in rows if g in name or "models" not in name for p in paths])
+             [p for name, paths in rows if name in (f"{g} models",) or "models" not in name
+              for p in paths])
 
 
-def positions(game_id: str, count: int, every: int, seed: int) -> list[list[str]]:
+def positions(key: str, count: int, every: int, seed: int) -> list[list[str]]:
     """Move lists of positions from seeded random games, every ``every`` plies."""
-    game = make_game(game_id)
+    game_id, options = GAMES[key]
+    game = make_game(game_id, **options)
     rng = np.random.default_rng(seed)
     out: list[list[str]] = []
     while len(out) < count:
@@ -78,9 +88,9 @@ def positions(game_id: str, count: int, every: int, seed: int) -> list[list[str]
     return out
 
 
-TIME_LEVELS = """async ([gameId, prefixes]) => {
+TIME_LEVELS = """async ([gameId, options, prefixes]) => {
   const { OfflineEngine, offlineLevels } = await import('/js/offline/engine.js');
-  const manifest = await offlineLevels(gameId);
+  const manifest = await offlineLevels(gameId, options);
   const engine = await OfflineEngine.start(manifest);
   const out = [];
   for (const lv of manifest.levels) {
@@ -101,20 +111,20 @@ TIME_LEVELS = """async ([gameId, prefixes]) => {
 def time_table(args: argparse.Namespace, base: str) -> None:
     from playwright.sync_api import sync_playwright
 
-    print(f"\n{'game':<8} {'level':<14} {'search':<18} {'mean ms':>8} {'median':>8} {'max':>8}")
+    print(f"\n{'game':<20} {'level':<14} {'search':<18} {'mean ms':>8} {'median':>8} {'max':>8}")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                     args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page()
         page.goto(base + "/offline/ort/manifest.json")  # any page of the origin
-        for game_id in GAMES:
-            prefixes = positions(game_id, args.positions, args.every, args.seed)
-            for row in page.evaluate(TIME_LEVELS, [game_id, prefixes]):
+        for key, (game_id, options) in GAMES.items():
+            prefixes = positions(key, args.positions, args.every, args.seed)
+            for row in page.evaluate(TIME_LEVELS, [game_id, options, prefixes]):
                 s = row["search"]
                 kind = f"{s['algorithm']} {s['simulations']}" + (
                     f" T={s['temperature']:g}" if s["temperature"] else "")
                 ms = row["ms"]
-                print(f"{game_id:<8} {row['id'] + ' ' + row['label']:<14} {kind:<18} "
+                print(f"{key:<20} {row['id'] + ' ' + row['label']:<14} {kind:<18} "
                       f"{statistics.mean(ms):>8.1f} {statistics.median(ms):>8.1f} "
                       f"{max(ms):>8.1f}")
         browser.close()

@@ -17,6 +17,7 @@ The node tests skip without node, the browser tests without Chromium or Playwrig
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -43,6 +44,20 @@ HARNESS = ROOT / "tests" / "js"
 ORT_DIR = STATIC_DIR / "offline" / "ort"
 MODELS = STATIC_DIR / "offline" / "models"
 OFFLINE_GAMES = ("jiugong", "fangqi")
+# every key of games.js (and of the models folder): (game id, options); Stereo Go's are
+# checked further in tests/test_web_offline_go.py
+OFFLINE_KEYS = {
+    "jiugong": ("jiugong", {}),
+    "fangqi": ("fangqi", {}),
+    "stereo_go": ("stereo_go", {}),
+    "stereo_go-board-9x9": ("stereo_go", {"board": "9x9"}),
+}
+
+
+def offline_game(key: str) -> envs.Game:
+    """The Python engine of the games.js entry ``key``."""
+    game_id, options = OFFLINE_KEYS[key]
+    return envs.make_game(game_id, **options)
 
 
 def _node(script: str, request: dict[str, Any]) -> Any:
@@ -152,13 +167,19 @@ SEARCHES = {  # the shipped levels' kinds of search, and the sampling-free Gumbe
 @pytest.mark.parametrize("case", SEARCHES)
 def test_in_page_search_is_the_python_search(case):
     game_id, settings = SEARCHES[case]
+    check_search(envs.make_game(game_id), game_id, settings)
+
+
+def check_search(game: envs.Game, key: str, settings: dict[str, Any], plies: int = 60,
+                 count: int = 12) -> None:
+    """The in-page search of ``key`` (a key of games.js) against training.search on ``count``
+    positions of random games of up to ``plies`` plies, with the same fake network."""
     cfg = SearchConfig.model_validate({**settings, "gumbel_scale": 0.0, "temperature": 0.0})
-    game = envs.make_game(game_id)
     rng = np.random.default_rng(3)
     positions = []
-    while len(positions) < 12:
+    while len(positions) < count:
         state, moves = game.initial_state(), []
-        for _ in range(int(rng.integers(0, 60))):
+        for _ in range(int(rng.integers(0, plies))):
             if game.is_terminal(state):
                 break
             moves.append(str(rng.choice(game.legal_moves(state))))
@@ -167,7 +188,7 @@ def test_in_page_search_is_the_python_search(case):
             positions.append(moves)
     fake = FakeNetwork(game, seed=5)
     results = _node("offline_search.mjs", {
-        "game": game_id, "cfg": cfg.model_dump(mode="json"), "positions": positions,
+        "game": key, "cfg": cfg.model_dump(mode="json"), "positions": positions,
         "policy": fake.policy.tolist(), "value": fake.value.tolist(),
     })
     for moves, js in zip(positions, results):
@@ -201,25 +222,28 @@ def test_vendored_onnxruntime_web_is_the_npm_package():
     assert "'../../offline/ort/ort.wasm.bundle.min.mjs'" in network
 
 
-@pytest.mark.parametrize("game_id", OFFLINE_GAMES)
-def test_one_exported_model_per_level_with_its_search(game_id):
-    manifest = json.loads((MODELS / game_id / "levels.json").read_text())
-    shipped = read_levels(envs.make_game(game_id))["levels"]
+@pytest.mark.parametrize("key", OFFLINE_KEYS)
+def test_one_exported_model_per_level_with_its_search(key):
+    game = offline_game(key)
+    manifest = json.loads((MODELS / key / "levels.json").read_text())
+    assert manifest["game"] == key
+    shipped = read_levels(game)["levels"]
     assert [lv["id"] for lv in manifest["levels"]] == [str(lv["id"]) for lv in shipped]
     for entry, level in zip(manifest["levels"], shipped):
         assert entry["label"] == level["label"]
         assert entry["search"] == level["search"], entry["id"]
         assert entry["checkpoint"]["file"] == level["checkpoint"]
-        data = (MODELS / game_id / entry["file"]).read_bytes()
+        data = (MODELS / key / entry["file"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == entry["sha256"]
-        meta = read_metadata(MODELS / game_id / entry["file"])  # what the model says of itself
-        assert (meta["game"]["id"], meta["level"]["id"]) == (game_id, level["id"])
+        meta = read_metadata(MODELS / key / entry["file"])  # what the model says of itself
+        assert (meta["game"]["id"], meta["level"]["id"]) == (game.spec.id, level["id"])
+        assert meta["game"]["options"] == dataclasses.asdict(game.config), entry["id"]
         assert meta["search"] == level["search"], entry["id"]
-    assert {p.name for p in (MODELS / game_id).iterdir()} == {
+    assert {p.name for p in (MODELS / key).iterdir()} == {
         "levels.json", *(lv["file"] for lv in manifest["levels"])}
     games_js = (STATIC_DIR / "js" / "offline" / "games.js").read_text()
-    assert set(re.findall(r"GAMES = \{ ([^}]*) \}", games_js)[0].split(", ")) == set(
-        OFFLINE_GAMES)
+    entries = re.findall(r"GAMES = \{ ([^}]*) \}", games_js)[0].split(", ")
+    assert {e.split(":")[0].strip("'") for e in entries} == set(OFFLINE_KEYS)
 
 
 # ============================================================================ in a browser
@@ -304,15 +328,15 @@ def test_a_whole_offline_game_without_the_server(page, server, case):  # noqa: F
     assert (f"{winner} wins" if winner else "draw") in status, (status, position["result"])
 
 
-@pytest.mark.parametrize("game_id", OFFLINE_GAMES)
-def test_in_page_network_answers_as_torch(page, server, game_id):  # noqa: F811
+@pytest.mark.parametrize("key", OFFLINE_KEYS)
+def test_in_page_network_answers_as_torch(page, server, key):  # noqa: F811
     """The exported model under onnxruntime-web, fed by the in-page observation, gives the
     priors and value the service's torch evaluator gives (a few positions, every level)."""
     from training.checkpoint import load_model
     from training.evaluator import NetworkEvaluator
     from training.players import levels_folder
 
-    game = envs.make_game(game_id)
+    game = offline_game(key)
     games = _random_games(game, 6, seed=2)[0]
     moves = [games["moves"][:k] for k in range(0, min(len(games["moves"]), 40), 7)]
     states = []
@@ -322,7 +346,7 @@ def test_in_page_network_answers_as_torch(page, server, game_id):  # noqa: F811
             state = game.play(state, m)
         if not game.is_terminal(state):
             states.append((prefix, state))
-    manifest = json.loads((MODELS / game_id / "levels.json").read_text())
+    manifest = json.loads((MODELS / key / "levels.json").read_text())
     page.goto(server + "/")
     answers = page.evaluate("""async ([gameId, files, positions]) => {
       const { Network } = await import('/js/offline/network.js');
@@ -341,7 +365,7 @@ def test_in_page_network_answers_as_torch(page, server, game_id):  # noqa: F811
         out.push(rows);
       }
       return out;
-    }""", [game_id, [lv["file"] for lv in manifest["levels"]], [p for p, _ in states]])
+    }""", [key, [lv["file"] for lv in manifest["levels"]], [p for p, _ in states]])
     for lv, rows in zip(manifest["levels"], answers):
         checkpoint = levels_folder(game) / lv["checkpoint"]["file"]
         evaluator = NetworkEvaluator(load_model(checkpoint).model)

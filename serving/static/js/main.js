@@ -68,9 +68,9 @@ async function showStart() {
       forgetOffline();
       save(created.session.id, created.owner_token);
       showGame(created.session.id, created.owner_token);
-    }, ({ game, seats, manifest }) => {
+    }, ({ game, config, seats, manifest }) => {
       forget();
-      showOffline({ game, seats, events: [] }, manifest).catch(showError);
+      showOffline({ game, config, seats, events: [] }, manifest).catch(showError);
     });
   } catch (err) {
     showError(err);

@@ -157,10 +157,11 @@ function chosenSeats(game, form) {
 
 /** Where the game is played: on the server (a session), or in this browser alone (the
  * offline mode: rules, search and networks in the page). Shown for the games the page can
- * play by itself; ``onChange(inBrowser)``. */
-function whereInput(onChange) {
+ * play by itself; ``inBrowser``: the choice shown; ``onChange(inBrowser)``. */
+function whereInput(inBrowser, onChange) {
   const radio = (value, label, help) => h('label', { class: 'where-choice' },
-    h('input', { type: 'radio', name: 'where', value, checked: value === 'server',
+    h('input', { type: 'radio', name: 'where', value,
+      checked: value === (inBrowser ? 'browser' : 'server'),
       onchange: () => onChange(value === 'browser') }),
     h('span', {}, label), h('small', { class: 'help' }, help));
   return h('fieldset', { class: 'where' }, h('legend', {}, t('start.where')),
@@ -192,8 +193,9 @@ function sessionBody(game, form) {
 let stopRelabel = null; // the language listener of the start screen last rendered
 
 /** Render the start screen into ``root``; ``onCreated(created)`` gets the API's answer,
- * ``onOffline({game, seats, manifest})`` an in-browser game to open. ``keep``: {id, config},
- * the game and options to show chosen (a language switch re-renders with what was chosen). */
+ * ``onOffline({game, config, seats, manifest})`` an in-browser game to open. ``keep``:
+ * {id, config}, the game and options to show chosen (a language switch re-renders with what
+ * was chosen). */
 export async function renderStart(root, onCreated, onOffline, keep = null) {
   const games = await getJSON('/v1/games');
   if (stopRelabel) stopRelabel();
@@ -212,8 +214,9 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
     current = game;
     inBrowser = null;
     for (const b of picker.children) b.classList.toggle('chosen', b.dataset.game === game.id);
-    const [levels, offline] = await Promise.all([
-      getJSON(`/v1/games/${game.id}/levels`), offlineLevels(game.id).catch(() => null)]);
+    const defaults = Object.fromEntries(game.options.map((opt) => [opt.name, opt.default]));
+    const [levels, offline] = await Promise.all([getJSON(`/v1/games/${game.id}/levels`),
+      offlineLevels(game.id, defaults).catch(() => null)]);
     if (current !== game) return; // another game was chosen meanwhile
     const seatsBox = h('fieldset', { class: 'seats' });
     const showSeats = (lv) => seatsBox.replaceChildren(h('legend', {}, t('start.players')),
@@ -227,24 +230,39 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
           optionsBox.dispatchEvent(new Event('change'));
         }))
       : null;
-    // Other options may have other trained levels: the seats offer those of the chosen options.
+    const sessionBox = h('fieldset', {}, h('legend', {}, t('start.session')), sessionInputs(game));
+    // The choice of where to play, offered while the page can play these options by itself
+    // (``manifest``: its in-browser levels, kept chosen while the options keep it);
+    // ``serverLevels`` those of the service. The seats offer the levels of the choice.
+    const whereBox = h('div', { class: 'where-box' });
+    const showWhere = (manifest, serverLevels) => {
+      if (!(inBrowser && manifest && inBrowser.game === manifest.game)) inBrowser = null;
+      sessionBox.hidden = Boolean(inBrowser);
+      whereBox.dataset.offline = manifest ? manifest.game : '';
+      whereBox.replaceChildren(...(manifest ? [whereInput(inBrowser, (browser) => {
+        inBrowser = browser ? { ...manifest, prefix: t('start.aiBrowser') } : null;
+        showSeats(inBrowser || serverLevels);
+        sessionBox.hidden = browser; // no timer, no confirmation: the page plays alone
+      })] : []));
+      showSeats(inBrowser || serverLevels);
+    };
+    // Other options may have other trained levels (and other in-browser ones, or none): the
+    // seats offer those of the chosen options, played on the server until asked otherwise.
     optionsBox?.addEventListener('change', async () => {
+      const config = chosenConfig(game, form);
       let chosen;
+      let manifest;
       try {
-        chosen = await levelsFor(game, chosenConfig(game, form));
+        [chosen, manifest] = await Promise.all([levelsFor(game, config),
+          offlineLevels(game.id, config).catch(() => null)]);
       } catch (err) {
         showError(err);
         return;
       }
       if (current !== game) return;
-      showSeats(chosen);
+      showWhere(manifest, chosen);
     });
-    const sessionBox = h('fieldset', {}, h('legend', {}, t('start.session')), sessionInputs(game));
-    const whereBox = offline && whereInput((browser) => {
-      inBrowser = browser ? { ...offline, prefix: t('start.aiBrowser') } : null;
-      showSeats(inBrowser || levels);
-      sessionBox.hidden = browser; // no timer, no confirmation: the page plays alone
-    });
+    showWhere(offline, levels);
     details.replaceChildren(...[optionsBox, whereBox, seatsBox, sessionBox].filter(Boolean));
   }
 
@@ -269,7 +287,10 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
     if (!current) return;
     clearError();
     if (inBrowser) {
-      onOffline({ game: current, seats: chosenSeats(current, form), manifest: inBrowser });
+      onOffline({
+        game: current, config: chosenConfig(current, form), seats: chosenSeats(current, form),
+        manifest: inBrowser,
+      });
       return;
     }
     try {

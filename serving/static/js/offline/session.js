@@ -7,14 +7,14 @@
 
 import { Session } from '../session.js';
 import { readStored } from '../store.js';
-import { OfflineEngine, offlineLevels } from './engine.js';
+import { OfflineEngine, offlineKey, offlineLevels } from './engine.js';
 import { GAMES } from './games.js';
 
 const KEY = 'qizero.offline';
 
-/** The saved offline game ({game, seats, events}), or null. */
+/** The saved offline game ({game, config, seats, events}), or null. */
 export function readOffline() {
-  return readStored(KEY, (saved) => saved.game && GAMES[saved.game.id]);
+  return readStored(KEY, (saved) => saved.game && offlineKey(saved.game.id, saved.config));
 }
 
 export function forgetOffline() {
@@ -23,10 +23,10 @@ export function forgetOffline() {
 
 export class OfflineSession extends Session {
   /** Load the levels of ``saved.game`` into a worker and open the game. ``saved``: the
-   * catalogue entry ``game``, ``seats`` ({seat: {type, level}}) and ``events`` so far;
-   * ``manifest``: the in-browser levels, when the caller has them already. */
+   * catalogue entry ``game``, its options ``config``, ``seats`` ({seat: {type, level}}) and
+   * ``events`` so far; ``manifest``: the in-browser levels, when the caller has them already. */
   static async open(saved, manifest = null) {
-    const levels = manifest || await offlineLevels(saved.game.id);
+    const levels = manifest || await offlineLevels(saved.game.id, saved.config);
     if (!levels) throw new Error(`${saved.game.name} has no AI levels that run in this browser`);
     const session = new OfflineSession(saved, levels, await OfflineEngine.start(levels));
     session.save();
@@ -36,7 +36,7 @@ export class OfflineSession extends Session {
 
   constructor(saved, manifest, engine) {
     super('offline', null);
-    this.rules = GAMES[saved.game.id];
+    this.rules = GAMES[manifest.game]; // the manifest's game is the key of ./games.js
     this.engine = engine;
     this.game = saved.game;
     this.inBrowser = true; // the game screen's title says so
@@ -56,12 +56,16 @@ export class OfflineSession extends Session {
   }
 
   get moves() {
-    return this.events.map((ev) => ev.m);
+    return this.events.filter((ev) => ev.t === 'move').map((ev) => ev.m);
   }
 
-  /** Play ``event``'s move (throws, saying why, on an illegal one) and record it. */
+  /** Play ``event`` (a move, or a resignation where the rules have one; throws, saying why,
+   * on an illegal move) and record it. */
   play(event) {
-    this.state = this.rules.apply(this.state, this.rules.moveToAction(this.state, event.m));
+    const { rules } = this;
+    this.state = event.t === 'resign'
+      ? rules.resign(this.state, rules.playerNames.indexOf(event.seat))
+      : rules.apply(this.state, rules.moveToAction(this.state, event.m));
     this.events.push(event);
   }
 
@@ -72,11 +76,15 @@ export class OfflineSession extends Session {
     const result = rules.result(state);
     this.view = {
       game: this.saved.game.id,
-      config: {},
+      config: this.saved.config || {},
       version: this.version,
       status: result ? 'over' : 'playing',
       result: result && {
-        winner: result.winner === null ? null : names[result.winner], reason: 'rules',
+        winner: result.winner === null ? null : names[result.winner],
+        reason: result.reason || 'rules',
+        ...(result.score && {
+          score: Object.fromEntries(names.map((n, i) => [n, result.score[i]])),
+        }),
       },
       seats: this.seatConfig,
       confirm_turns: false,
@@ -106,8 +114,10 @@ export class OfflineSession extends Session {
   }
 
   save() {
-    const { game } = this.saved;
-    localStorage.setItem(KEY, JSON.stringify({ game, seats: this.seatConfig, events: this.events }));
+    const { game, config } = this.saved;
+    localStorage.setItem(KEY, JSON.stringify({
+      game, config, seats: this.seatConfig, events: this.events,
+    }));
   }
 
   async load() {}
@@ -129,6 +139,13 @@ export class OfflineSession extends Session {
     this.play({ t: 'move', seat, m: move });
     this.changed();
     this.think();
+    return this.view;
+  }
+
+  async resign(seat) {
+    if (!this.rules.resign) throw new Error(`${this.game.name} has no resignation`);
+    this.play({ t: 'resign', seat });
+    this.changed();
     return this.view;
   }
 
