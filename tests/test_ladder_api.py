@@ -75,15 +75,17 @@ def test_register_profile_and_leaderboard(client):
 
 
 
-def test_the_leaderboard_gives_a_players_own_entry_wherever_the_page_is(client):
+def test_the_leaderboard_gives_a_players_own_entry_wherever_the_page_is(client, clock):
     """``player`` adds that player's entry (``you``) with their position, in the same order
     as the pages (points, then rated games, then who registered first), on any page."""
-    first, second, third = (register(client, n) for n in ("Ann", "Bo", "Cy"))
+    first = register(client, "Ann")
+    clock.advance(1)
+    second, third = register(client, "Bo"), register(client, "Cy")  # Cy: after Ann
     grant(client, second, 5)
     page = client.get("/v1/ladder/leaderboard",
                       params={"include_ai": False, "limit": 1, "player": third["id"]}).json()
     assert [p["name"] for p in page["players"]] == ["Bo"]
-    assert page["you"] == {**page["you"], "id": third["id"], "position": 3, "name": "Cy"}
+    assert page["you"] == {**page["you"], "id": third["id"], "name": "Cy", "position": 3}
     everyone = client.get("/v1/ladder/leaderboard", params={"limit": 100}).json()["players"]
     positions = {p["id"]: p["position"] for p in everyone}
     for p in (first, second, third, {"id": "ai-random"}):
