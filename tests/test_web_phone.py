@@ -29,7 +29,8 @@ MY_PLACE = AHEAD + AI_PLAYERS + 1  # 15: the second page of 10, with pages after
 
 # What sticks out past the right edge of the window, as the user sees it: an element's right
 # edge clipped by every ancestor that clips (overflow other than visible), for the elements
-# that are drawn (a size, not hidden); and the document's own scroll width.
+# that are drawn (a size, not hidden); the document's own scroll width; and any box that
+# scrolls sideways inside the page (content cut off at its right edge).
 OVERFLOW_JS = """() => {
   const width = window.innerWidth;
   const found = [];
@@ -48,6 +49,11 @@ OVERFLOW_JS = """() => {
       }
     }
     if (right > width + 0.5) found.push(`${name(el)} right edge at ${Math.round(right)}`);
+    // a box of its own that scrolls sideways hides the rest just the same (a cut-off table)
+    const own = getComputedStyle(el).overflowX;
+    if ((own === 'auto' || own === 'scroll') && el.scrollWidth > el.clientWidth + 1) {
+      found.push(`${name(el)} scrolls sideways: ${el.scrollWidth} > ${el.clientWidth}`);
+    }
   }
   return found.slice(0, 12);
 }"""
@@ -192,9 +198,12 @@ def test_trigolden_panels_go_above_and_below_the_board_on_a_phone(make_page, ser
     assert board["y"] + board["height"] <= second["y"]
     for box in (first, board, second):
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0]
-    # the second panel's marker and buttons are on the first screen (no scrolling to them)
-    marker = page.locator('.tg-panel[data-seat="p2"] .tg-marker').bounding_box()
-    assert marker["y"] + marker["height"] <= PHONE[1], marker
+    # the second panel, its marker and its buttons, is on the first screen (no scrolling)
+    assert second["y"] + second["height"] <= PHONE[1], second
+    for part in (".tg-marker", ".tg-hand-piece", ".tg-slots button"):
+        for box in page.locator(f'.tg-panel[data-seat="p2"] {part}').evaluate_all(
+                "els => els.map((e) => e.getBoundingClientRect().toJSON())"):
+            assert box["bottom"] <= PHONE[1] and box["right"] <= second["x"] + second["width"]
 
 
 @SIZES

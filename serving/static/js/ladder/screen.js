@@ -222,7 +222,8 @@ export function ladderScreen(root, openLadderGame) {
         + t('ladder.perGame', { n: p.points_per_game })),
       h('p', { id: 'ladder-record' }, t('ladder.record', { w: p.wins, l: p.losses, d: p.draws,
         f: p.friendly_games })),
-      table({ id: 'ladder-games' }, cols, games.map((g) => gameRow(g, cols))),
+      table({ id: 'ladder-games', class: 'ladder-table cards' }, cols,
+        games.map((g) => gameRow(g, cols))),
       games.length ? null : h('p', {}, t('ladder.noGames')));
   }
 
