@@ -77,6 +77,10 @@ export function ladderScreen(root, openLadderGame) {
     waitTick = null;
   }
 
+  /** What the field ``sel`` holds now, else ``fallback``: what was typed or chosen survives a
+   * redraw (a language switch). */
+  const typed = (sel, fallback = '') => root.querySelector(sel)?.value ?? fallback;
+
   // ---------------------------------------------------------------- account
   function accountPanel() {
     if (account) {
@@ -93,8 +97,6 @@ export function ladderScreen(root, openLadderGame) {
           unfollow(); stopWaiting(); forgetAccount(); account = null; shownToken = null; render();
         } }, t('ladder.signOut')));
     }
-    // what was typed survives a redraw (a language switch)
-    const typed = (sel) => root.querySelector(sel)?.value ?? '';
     const name = h('input', { id: 'ladder-reg-name', maxlength: 32, placeholder: t('ladder.name'),
       value: typed('#ladder-reg-name') });
     const id = h('input', { id: 'ladder-signin-id', placeholder: t('ladder.id'),
@@ -171,10 +173,16 @@ export function ladderScreen(root, openLadderGame) {
       { value: b }, b === 'cylinder' ? t('ladder.board.cylinder') : boardName(b))));
     const rules = h('select', { id: 'ladder-rules' }, ['territory', 'area'].map((r) => h('option',
       { value: r }, t(`ladder.rules.${r}`))));
-    const main = h('input', { id: 'ladder-main', type: 'number', min: 0, value: 600 });
-    const periods = h('input', { id: 'ladder-periods', type: 'number', min: 0, value: 3 });
-    const period = h('input', { id: 'ladder-period', type: 'number', min: 1, value: 30 });
-    const handicap = h('input', { id: 'ladder-handicap', type: 'checkbox' });
+    boardSel.value = typed('#ladder-board', BOARDS[0]);
+    rules.value = typed('#ladder-rules', 'territory');
+    const main = h('input', { id: 'ladder-main', type: 'number', min: 0,
+      value: typed('#ladder-main', 600) });
+    const periods = h('input', { id: 'ladder-periods', type: 'number', min: 0,
+      value: typed('#ladder-periods', 3) });
+    const period = h('input', { id: 'ladder-period', type: 'number', min: 1,
+      value: typed('#ladder-period', 30) });
+    const handicap = h('input', { id: 'ladder-handicap', type: 'checkbox',
+      checked: root.querySelector('#ladder-handicap')?.checked ?? false });
     out.append(h('form', { id: 'ladder-queue-form', class: 'ladder-form', onsubmit: (ev) => {
       ev.preventDefault();
       run(async () => {
