@@ -154,9 +154,10 @@ def _fits(page, where: str) -> None:
 
 
 # ---------------------------------------------------------------------------- the screens
-@SIZES
-def test_start_screen_of_every_game_and_the_rules_fit(make_page, server, size):
-    page = make_page(size)
+@pytest.mark.parametrize(("size", "lang"), [(WIDE, "en"), (PHONE, "en"), (PHONE, "zh")],
+                         ids=["wide", "phone", "phone-zh"])
+def test_start_screen_of_every_game_and_the_rules_fit(make_page, server, size, lang):
+    page = make_page(size, lang=lang)
     page.on("console", lambda m: print("DBG console", m.type, m.text))
     page.on("requestfinished", lambda r: print("DBG req", r.url, r.response().status))
     page.on("requestfailed", lambda r: print("DBG failed", r.url, r.failure))
@@ -220,6 +221,16 @@ def test_ladder_screens_fit(make_page, server, ladder, size):
     page.click("#ladder-open-game")
     page.wait_for_selector("#ladder-panel #ladder-colour")
     _fits(page, "ladder game")
+
+
+@SIZES
+def test_ladder_queue_form_fits(make_page, server, ladder, size):
+    """A signed-in player not in the queue: the lobby's form (board, rules, clock, handicap)."""
+    idle = _register(server, f"Idle {size[0]}")
+    page = make_page(size, idle)
+    page.goto(server + "/#ladder")
+    page.wait_for_selector("#ladder-queue-form #ladder-join")
+    _fits(page, "ladder lobby, the queue form")
 
 
 def test_ladder_screen_signed_out_fits_a_phone_in_either_language(make_page, server):

@@ -1,6 +1,6 @@
-// The Stereo Go ladder: account, lobby, profile, leaderboard, and the ladder panel of the game
-// screen (terms from the ladder's source text: 段位, 友谊赛, 无效的对局). AI players' names are
-// written from their parts (ladder/labels.js): the level's label and the options it plays.
+// The Stereo Go ladder: account, lobby, profile, leaderboard, and the ladder panel of the
+// game screen (terms from the ladder's source text: 段位, 友谊赛, 无效的对局). AI players'
+// names are written from their parts (ladder/labels.js): the level's label and its options.
 
 import { addStrings } from '../i18n.js';
 

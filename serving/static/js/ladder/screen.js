@@ -194,9 +194,11 @@ export function ladderScreen(root, openLadderGame) {
         if (answer.status === 'playing') openLadderGame(answer.game.session, account);
         else render();
       });
-    } }, field(t('ladder.board'), boardSel), field(t('ladder.rules'), rules, t('ladder.rulesHelp')),
-    field(t('ladder.mainTime'), main, t('ladder.clockHelp')), field(t('ladder.periods'), periods),
-    field(t('ladder.period'), period), field(t('ladder.handicap'), handicap, t('ladder.handicapHelp')),
+    } }, field(t('ladder.board'), boardSel),
+    field(t('ladder.rules'), rules, t('ladder.rulesHelp')),
+    field(t('ladder.mainTime'), main, t('ladder.clockHelp')),
+    field(t('ladder.periods'), periods), field(t('ladder.period'), period),
+    field(t('ladder.handicap'), handicap, t('ladder.handicapHelp')),
     h('button', { type: 'submit', class: 'primary', id: 'ladder-join' }, t('ladder.join'))));
     return out;
   }
