@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from serving_helpers import client_for, tiny_checkpoint
 
-from serving.ladder.ai_players import ai_levels, calibrated_points, fingerprint
+from serving.ladder.ai_players import ai_levels, ai_name, calibrated_points, fingerprint
 from serving.ladder.rules import rank_of
+from serving.ladder.store import PlayerRow
 from serving.levels import Level, LevelRegistry
 
 SEARCH = {"algorithm": "gumbel", "simulations": 8}
@@ -139,3 +140,36 @@ def test_an_unmeasured_level_is_not_offered_by_the_matching(tmp_path: Path, meas
         assert state["status"] == "playing" and state["game"]["opponent"] == "ai-board-9x9-2"
     else:
         assert state["status"] == "waiting"
+
+
+def test_ai_players_have_names_a_person_can_read(tmp_path: Path) -> None:
+    """An AI player's name says its level, board and rules in words ("AI high · 9×9,
+    territory"), and comes in parts (``ai``) for a client that writes it in another language;
+    a player seeded under an older name (the options key) takes the new one at the next
+    start, keeping its points."""
+    root = _ladder_root(tmp_path)
+    with client_for(tmp_path, checkpoints_root=root) as c:
+        board = c.get("/v1/ladder/leaderboard", params={"limit": 100}).json()
+        store = c.app.state.ladder.store
+        with store.transaction() as s:
+            row = s.get(PlayerRow, "ai-board-9x9-2")
+            row.name, row.name_key, row.points = "AI high (board-9x9)", "ai high (board-9x9)", 70
+    ai = {p["id"]: p for p in board["players"] if p["kind"] == "ai"}
+    assert ai["ai-board-9x9-2"]["name"] == "AI high \u00b7 9\u00d79, territory"
+    assert ai["ai-board-9x9-2"]["ai"] == {"label": "high",
+                                         "options": {"board": "9x9", "rules": "territory"}}
+    assert ai["ai-random"]["name"] == "AI Random"
+    assert ai["ai-random"]["ai"] == {"label": "Random", "options": None}
+    assert all(p["ai"] is None for p in board["players"] if p["kind"] == "human")
+    with client_for(tmp_path, checkpoints_root=root) as c:
+        again = c.get("/v1/players/ai-board-9x9-2").json()
+    assert (again["name"], again["points"]) == ("AI high \u00b7 9\u00d79, territory", 70)
+
+
+def test_ai_names_name_every_option_that_sets_a_table_apart() -> None:
+    assert ai_name("master", {"board": "9x9", "rules": "area"}) == "AI master \u00b7 9\u00d79, area"
+    assert ai_name("club", {"board": "cylinder", "komi": 7.5, "max_moves": 0}) \
+        == "AI club \u00b7 cylinder, territory"
+    assert ai_name("club", {"max_moves": 400, "rules": "area"}) \
+        == "AI club \u00b7 cylinder, area, 400 moves max"
+    assert ai_name("MCTS 32", None) == "AI MCTS 32"

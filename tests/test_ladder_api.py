@@ -74,6 +74,30 @@ def test_register_profile_and_leaderboard(client):
     assert ranks[-1]["rank"] == "Super 9D" and ranks[-1]["points_to"] is None
 
 
+
+def test_the_leaderboard_gives_a_players_own_entry_wherever_the_page_is(client, clock):
+    """``player`` adds that player's entry (``you``) with their position, in the same order
+    as the pages (points, then rated games, then who registered first), on any page."""
+    first = register(client, "Ann")
+    clock.advance(1)
+    second, third = register(client, "Bo"), register(client, "Cy")  # Cy: after Ann
+    grant(client, second, 5)
+    page = client.get("/v1/ladder/leaderboard",
+                      params={"include_ai": False, "limit": 1, "player": third["id"]}).json()
+    assert [p["name"] for p in page["players"]] == ["Bo"]
+    assert page["you"] == {**page["you"], "id": third["id"], "name": "Cy", "position": 3}
+    everyone = client.get("/v1/ladder/leaderboard", params={"limit": 100}).json()["players"]
+    positions = {p["id"]: p["position"] for p in everyone}
+    for p in (first, second, third, {"id": "ai-random"}):
+        you = client.get("/v1/ladder/leaderboard", params={"player": p["id"], "limit": 1})
+        assert you.json()["you"]["position"] == positions[p["id"]]
+    assert client.get("/v1/ladder/leaderboard").json()["you"] is None
+    no_ai = client.get("/v1/ladder/leaderboard",
+                       params={"player": "ai-random", "include_ai": False}).json()
+    assert no_ai["you"] is None  # the list leaves AI levels out
+    r = client.get("/v1/ladder/leaderboard", params={"player": "nobody"})
+    assert r.status_code == 404 and "nobody" in r.text
+
 @pytest.mark.parametrize("name", ["", "   ", "x" * 33, "tab\there", "AI master"])
 def test_bad_names_are_refused(client, name):
     r = client.post("/v1/players", json={"name": name})

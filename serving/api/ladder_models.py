@@ -12,14 +12,17 @@ from serving.api.models import ClockCreate, WholeInt, _Request
 from serving.ladder import names
 
 _PLAYER_EXAMPLE = {
-    "id": "q3Zt8KfLm0aB", "name": "Lin", "kind": "human", "rank": "14K", "rank_index": 4,
+    "id": "q3Zt8KfLm0aB", "name": "Lin", "kind": "human", "ai": None, "rank": "14K",
+    "rank_index": 4,
     "points": 4200, "rank_from": 4000, "next_rank_at": 5000, "points_per_game": 200,
     "wins": 23, "losses": 2, "draws": 0,
 }
 _GAME_EXAMPLE = {
     "game": "Fh2kQ0aZ9xYw3sT1", "session": "3q2Yd3x4Zq7Qm1f6cW0bLw", "kind": "rated",
     "rated": True, "unrated_reason": None, "status": "done", "colour": "black", "handicap": 0,
-    "opponent": {"id": "ai-3", "name": "AI club", "kind": "ai"},
+    "opponent": {"id": "ai-board-9x9_rules-area-3", "name": "AI club \u00b7 9\u00d79, area",
+                 "kind": "ai", "ai": {"label": "club", "options": {"board": "9x9",
+                                                                    "rules": "area"}}},
     "result": "win", "reason": "resignation", "moves": 87,
     "points": {"before": 4000, "after": 4200, "change": 200},
     "ranks": {"before": "14K", "after": "14K"},
@@ -52,10 +55,29 @@ class PlayerCreate(_Request):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "Lin"}]})
 
 
+class AIName(BaseModel):
+    """An AI player's name in parts, so that a client writes it in its own language."""
+
+    label: str = Field(description="the level's label ('master'; 'Random', 'MCTS 32' for the "
+                                   "baselines)")
+    options: dict[str, Any] | None = Field(
+        description="the options its levels were trained for, in reading order: board and "
+                    "rules, then any other option that differs from the defaults (e.g. "
+                    "max_moves); null for a baseline level, which plays any options")
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"label": "master", "options": {"board": "9x9", "rules": "area"}}]})
+
+
+_AI_DOC = ("an AI player's name in parts (null for a person); `name` is the same in English: "
+           "'AI master · 9×9, area'")
+
+
 class PlayerSummary(BaseModel):
     id: str
     name: str
     kind: Literal["human", "ai"] = Field(description="a person, or an AI level of the service")
+    ai: AIName | None = Field(None, description=_AI_DOC)
     rank: str = Field(description="18K … 1K, 1D … 9D, Super 9D (read off the points)")
     rank_index: int = Field(description="0 = 18K … 27 = Super 9D")
     points: int
@@ -75,6 +97,7 @@ class OpponentPublic(BaseModel):
     id: str
     name: str
     kind: Literal["human", "ai"]
+    ai: AIName | None = Field(None, description=_AI_DOC)
 
 
 class LadderGamePublic(BaseModel):
@@ -164,9 +187,14 @@ class LeaderboardPublic(BaseModel):
     offset: int
     limit: int
     players: list[LeaderboardEntry]
+    you: LeaderboardEntry | None = Field(
+        None, description="the entry of the player asked for with `player`, wherever the page "
+                          "is (null without `player`, or an AI level when `include_ai` is "
+                          "false)")
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
-        "total": 1, "offset": 0, "limit": 20, "players": [{"position": 1, **_PLAYER_EXAMPLE}]}]})
+        "total": 1, "offset": 0, "limit": 20, "players": [{"position": 1, **_PLAYER_EXAMPLE}],
+        "you": {"position": 1, **_PLAYER_EXAMPLE}}]})
 
 
 class RankPublic(BaseModel):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from envs.core import options_key
+from envs.core import changed_options, options_key
 from serving.catalogue import build_game
 from serving.errors import ServiceError
 from serving.ladder.options import GAME
@@ -36,15 +36,52 @@ BASELINE = "baseline"  # the key of the baseline levels (no levels.json)
 CALIBRATION_FILE = "ladder.json"
 
 
+# How an option of a level table reads in an AI player's name (the client has the same
+# words in both languages, from the structured ``ai`` field of a player: :func:`ai_view`).
+_OPTION_WORDS = {
+    "board": lambda v: str(v).replace("x", "\u00d7"),  # 9x9 -> 9×9
+    "rules": str,
+    "max_moves": lambda v: f"{v} moves max",
+}
+
+
+def shown_options(options: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The options that tell a trained level's table apart, in reading order: the board and
+    the scoring rules (what a ladder player chooses), then any other option that differs from
+    the game's defaults (the move cap). None for a baseline level (it plays any options)."""
+    if options is None:
+        return None
+    game = build_game(GAME, options)
+    extra = {k: v for k, v in sorted(changed_options(game).items())
+             if k not in ("board", "rules")}
+    return {"board": game.config.board, "rules": game.config.rules, **extra}
+
+
+def ai_name(label: str, options: dict[str, Any] | None) -> str:
+    """An AI player's name a person can read: ``AI master · 9×9, area`` (``AI Random`` for a
+    baseline). Unique per level table and level, as the options keys are."""
+    shown = shown_options(options)
+    if not shown:
+        return f"AI {label}"
+    words = [_OPTION_WORDS.get(k, lambda v, k=k: f"{k} {v}")(v) for k, v in shown.items()]
+    return f"AI {label} \u00b7 {', '.join(words)}"
+
+
+def ai_view(label: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The parts of an AI player's name, for a client that shows it in its own language:
+    the level's label and the options it plays (null: a baseline, any options)."""
+    return {"label": label, "options": shown_options(options)}
+
+
 @dataclass(frozen=True)
 class AILevel:
     """One AI level as a ladder player: its player id and name, the level table it belongs
     to (``key``: an options key, ``""`` the default options, or ``"baseline"``), the level
-    id, the game options it was trained for (None: a baseline, any untrained options) and
-    the level's entry (for its :attr:`fingerprint`). ``measured``: the ladder bench measured
-    its starting points for what it is now; an unmeasured level is never offered by the
-    matching, which would give it as an opponent of a rank it may not have (the service
-    sets the flag, :meth:`serving.ladder.service.Ladder.ai_players`)."""
+    id and label, the game options it was trained for (None: a baseline, any untrained
+    options) and the level's entry (for its :attr:`fingerprint`). ``measured``: the ladder
+    bench measured its starting points for what it is now; an unmeasured level is never
+    offered by the matching, which would give it as an opponent of a rank it may not have
+    (the service sets the flag, :meth:`serving.ladder.service.Ladder.ai_players`)."""
 
     player_id: str
     name: str
@@ -98,14 +135,24 @@ def ai_levels(levels: LevelRegistry) -> list[AILevel]:
         if any(lv.source == "baseline" for lv in table.levels):
             continue  # no levels.json for these options: the baselines come below
         for lv in table.levels:
-            suffix = f" ({key})" if key else ""
-            found.append(AILevel(ai_player_id(key, lv.id), f"AI {lv.label}{suffix}", key,
-                                 lv.id, dict(table.options), lv))
+            options = dict(table.options)
+            found.append(AILevel(ai_player_id(key, lv.id), ai_name(lv.label, options), key,
+                                 lv.id, options, lv))
     if levels.baseline:
         for lv in baseline_table(GAME).levels:
-            found.append(AILevel(ai_player_id(BASELINE, lv.id), f"AI {lv.label}", BASELINE,
-                                 lv.id, None, lv))
+            found.append(AILevel(ai_player_id(BASELINE, lv.id), ai_name(lv.label, None),
+                                 BASELINE, lv.id, None, lv))
     return found
+
+
+def ai_label(levels: LevelRegistry, key: str, level: str) -> str:
+    """The label of an AI player's level (``key``, ``level`` as its player row keeps them),
+    or the level id where its table no longer has it."""
+    try:
+        table = baseline_table(GAME) if key == BASELINE else levels.table(GAME, key)
+    except ServiceError:  # an unreadable levels file: the id still names the level
+        return level
+    return next((lv.label for lv in table.levels if lv.id == level), level)
 
 
 def calibrated_points(checkpoints_root: Path, players: list[AILevel]) -> dict[str, int]:

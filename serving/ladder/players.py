@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import func, or_, select
@@ -21,6 +22,7 @@ from serving.clocks import Clock
 from serving.db import SessionStore
 from serving.errors import BadInput, Conflict, Forbidden, NotFound, Unauthorized
 from serving.ladder import names, notices, rules
+from serving.ladder.ai_players import ai_view
 from serving.ladder.store import GrantRow, LadderGameRow, PlayerRow, active_games, lock_players
 from serving.sessions.tokens import hash_token, new_token
 
@@ -35,13 +37,28 @@ def rank_view(points: int) -> dict[str, Any]:
             "rank_from": rank.low, "next_rank_at": rank.high, "points_per_game": rank.step}
 
 
-def player_summary(p: PlayerRow) -> dict[str, Any]:
+# The label of an AI player's level from its row's (ai_key, ai_level): the row keeps the
+# level's id, the label is the level table's (serving.ladder.ai_players.ai_label).
+LabelOf = Callable[[str, str], str]
+
+
+def ai_parts(p: PlayerRow, label_of: LabelOf) -> dict[str, Any] | None:
+    """An AI player's name in parts (level label, options), so that a client can write it in
+    its own language; None for a person."""
+    if p.kind != "ai":
+        return None
+    return ai_view(label_of(p.ai_key or "", p.ai_level or ""), p.ai_options)
+
+
+def player_summary(p: PlayerRow, label_of: LabelOf) -> dict[str, Any]:
     """A player as they appear in lists (leaderboard, opponents)."""
-    return {"id": p.id, "name": p.name, "kind": p.kind, **rank_view(p.points),
+    return {"id": p.id, "name": p.name, "kind": p.kind, "ai": ai_parts(p, label_of),
+            **rank_view(p.points),
             "wins": p.rated_wins, "losses": p.rated_losses, "draws": p.rated_draws}
 
 
-def game_entry(g: LadderGameRow, me: str, names: dict[str, PlayerRow]) -> dict[str, Any]:
+def game_entry(g: LadderGameRow, me: str, names: dict[str, PlayerRow],
+               label_of: LabelOf) -> dict[str, Any]:
     """One line of a player's game table; a friendly game shows "friendly", not a result; an
     unrated one (the repeat rule, :mod:`serving.ladder.farming`) its result and why it is
     not rated."""
@@ -64,8 +81,9 @@ def game_entry(g: LadderGameRow, me: str, names: dict[str, PlayerRow]) -> dict[s
         "status": g.status,
         "colour": colour,
         "handicap": g.handicap,
-        "opponent": None if opponent is None else {"id": opponent.id, "name": opponent.name,
-                                                   "kind": opponent.kind},
+        "opponent": None if opponent is None else {
+            "id": opponent.id, "name": opponent.name, "kind": opponent.kind,
+            "ai": ai_parts(opponent, label_of)},
         "result": result,
         "reason": g.reason,
         "moves": g.moves,
@@ -82,10 +100,12 @@ def game_entry(g: LadderGameRow, me: str, names: dict[str, PlayerRow]) -> dict[s
 class Players:
     """Registration, authentication, profiles, leaderboard, grants."""
 
-    def __init__(self, store: SessionStore, clock: Clock, admin_token: str | None) -> None:
+    def __init__(self, store: SessionStore, clock: Clock, admin_token: str | None,
+                 label_of: LabelOf) -> None:
         self.store = store
         self.clock = clock
         self.admin_token = admin_token
+        self.label_of = label_of
 
     # ------------------------------------------------------------------ accounts
     def register(self, name: str) -> tuple[dict[str, Any], str]:
@@ -133,14 +153,14 @@ class Players:
             playing = active_games(s, player_id)
             names = self._names(s, [g.black_id for g in playing] + [g.white_id for g in playing])
             return {
-                **player_summary(p),
+                **player_summary(p, self.label_of),
                 "rated_games": p.rated_games,
                 "friendly_games": p.friendly_games,
                 "membership_points": p.granted if p.kind == "human" else 0,
                 "level": None if p.kind != "ai" else {"key": p.ai_key, "id": p.ai_level,
                                                       "options": p.ai_options},
                 "created": p.created,
-                "playing": [game_entry(g, player_id, names) for g in playing],
+                "playing": [game_entry(g, player_id, names, self.label_of) for g in playing],
                 "games": table["games"],
                 "games_total": table["total"],
             }
@@ -166,7 +186,7 @@ class Players:
                               .offset(offset).limit(min(limit, MAX_PAGE))))
         names = self._names(s, [g.black_id for g in rows] + [g.white_id for g in rows])
         return {"total": total, "offset": offset, "limit": limit,
-                "games": [game_entry(g, pid, names) for g in rows]}
+                "games": [game_entry(g, pid, names, self.label_of) for g in rows]}
 
     @staticmethod
     def _names(s: Session, ids: list[str]) -> dict[str, PlayerRow]:
@@ -174,8 +194,11 @@ class Players:
             return {}
         return {p.id: p for p in s.scalars(select(PlayerRow).where(PlayerRow.id.in_(set(ids))))}
 
-    def leaderboard(self, offset: int, limit: int, include_ai: bool) -> dict[str, Any]:
-        """Players by points (then rated games, then who registered first), paged."""
+    def leaderboard(self, offset: int, limit: int, include_ai: bool,
+                    player: str | None = None) -> dict[str, Any]:
+        """Players by points (then rated games, then who registered first), paged; with
+        ``player``, that player's own entry too (``you``: their position wherever the page
+        is, so a client can keep their row in sight; null if the list leaves them out)."""
         where = [] if include_ai else [PlayerRow.kind == "human"]
         with self.store.reader() as s:
             total = s.scalar(select(func.count()).select_from(PlayerRow).where(*where)) or 0
@@ -185,9 +208,29 @@ class Players:
                           PlayerRow.created, PlayerRow.id)
                 .offset(offset).limit(min(limit, MAX_PAGE))
             )
-            players = [{"position": offset + i + 1, **player_summary(p)}
+            players = [{"position": offset + i + 1, **player_summary(p, self.label_of)}
                        for i, p in enumerate(rows)]
-        return {"total": total, "offset": offset, "limit": limit, "players": players}
+            you = None
+            if player is not None:
+                me = self.load(s, player)
+                if include_ai or me.kind == "human":
+                    you = {"position": self._position(s, me, where),
+                           **player_summary(me, self.label_of)}
+        return {"total": total, "offset": offset, "limit": limit, "players": players,
+                "you": you}
+
+    @staticmethod
+    def _position(s: Session, me: PlayerRow, where: list[Any]) -> int:
+        """``me``'s place in the leaderboard's order: 1 + the players listed before them."""
+        ahead = or_(
+            PlayerRow.points > me.points,
+            (PlayerRow.points == me.points) & or_(
+                PlayerRow.rated_games > me.rated_games,
+                (PlayerRow.rated_games == me.rated_games) & or_(
+                    PlayerRow.created < me.created,
+                    (PlayerRow.created == me.created) & (PlayerRow.id < me.id))))
+        return 1 + (s.scalar(select(func.count()).select_from(PlayerRow)
+                             .where(*where, ahead)) or 0)
 
     # ------------------------------------------------------------------ membership grant
     def grant(self, player_id: str, token: str | None, yuan: int, note: str) -> dict[str, Any]:

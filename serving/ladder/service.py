@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from serving.clocks import Clock
 from serving.db import SessionStore
 from serving.ladder import rules
-from serving.ladder.ai_players import AILevel, ai_levels, calibrated_points
+from serving.ladder.ai_players import AILevel, ai_label, ai_levels, calibrated_points
 from serving.ladder.challenges import Challenges
 from serving.ladder.games import Games
 from serving.ladder.matching import Matcher
@@ -53,7 +53,8 @@ class Ladder:
         self.clock = clock
         self.with_ai = settings.ladder_ai_players
         admin = settings.ladder_admin_token
-        self.players = Players(store, clock, admin.get_secret_value() if admin else None)
+        self.players = Players(store, clock, admin.get_secret_value() if admin else None,
+                               lambda key, level: ai_label(levels, key, level))
         games = Games(store, sessions, levels, self.ai_players, clock, rng or random.Random())
         self.matcher = Matcher(games, settings.ladder_ai_wait_seconds,
                                settings.ladder_match_seconds)
@@ -111,10 +112,12 @@ class Ladder:
         start = calibrated_points(self.levels.root, missing)
         self._measured.update(start)
         with self.store.reader() as s:
-            have = set(s.scalars(select(PlayerRow.id).where(
-                PlayerRow.id.in_([ai.player_id for ai in missing]))))
+            have = dict(s.execute(select(PlayerRow.id, PlayerRow.name).where(
+                PlayerRow.id.in_([ai.player_id for ai in missing]))).all())
         for ai in missing:
-            if ai.player_id not in have:
+            if ai.player_id in have and have[ai.player_id] != ai.name:
+                self._rename(ai)
+            elif ai.player_id not in have:
                 points = start.get(ai.player_id, 0)
                 row = PlayerRow(id=ai.player_id, name=ai.name, name_key=name_key(ai.name),
                                 kind="ai", points=points,
@@ -127,3 +130,15 @@ class Ladder:
                     log.info("ladder: AI player %s not added (exists or name taken)",
                              ai.player_id)
             self._seeded.add(ai.player_id)
+
+    def _rename(self, ai: AILevel) -> None:
+        """An AI player seeded under an older naming takes its name now (the names a person
+        reads, :func:`serving.ladder.ai_players.ai_name`); its points and games stay."""
+        try:
+            with self.store.transaction() as s:
+                row = s.get(PlayerRow, ai.player_id)
+                if row is not None and row.kind == "ai":
+                    row.name, row.name_key = ai.name, name_key(ai.name)
+        except IntegrityError:  # a person holds that name (from before it was reserved)
+            log.warning("ladder: AI player %s keeps its old name: %r is taken",
+                        ai.player_id, ai.name)

@@ -33,14 +33,20 @@ def ranks() -> Any:
 
 
 @router.get("/leaderboard", response_model=LeaderboardPublic,
-            summary="players by points, paged")
+            responses={404: {"description": "no player with the id given as `player`"}},
+            summary="players by points, paged; with `player`, that player's entry too",
+            description="Players by points, then rated games, then who registered first. "
+            "With `player` (a player id) the answer's `you` is that player's entry with their "
+            "position, wherever the page is, so a client keeps their row in sight.")
 def leaderboard(
     ladder: LadderDep,
     offset: Offset = 0,
     limit: Limit = 20,
     include_ai: Annotated[bool, Query(description="list the AI levels too")] = True,
+    player: Annotated[str | None, Query(max_length=64,
+                                        description="a player id: their entry as `you`")] = None,
 ) -> Any:
-    return ladder.players.leaderboard(offset, limit, include_ai)
+    return ladder.players.leaderboard(offset, limit, include_ai, player)
 
 
 @router.post(

@@ -2,25 +2,41 @@
 // the matching queue with its options, wait, leave), the profile with the game table, and the
 // leaderboard, paged. While signed in the player's event stream is followed (it is public, so a
 // plain EventSource); `match_found` opens the game screen on that session with the player's
-// token, `rank_change` and `game_over` refresh the profile.
+// token, `rank_change` and `game_over` refresh the profile. Every label is looked up through
+// t() (js/i18n/ladder.js), and the screen draws itself again in place when the language
+// changes. The leaderboard keeps the player's own row in sight: on its page, or pinned above
+// or below it with their position (the API's `you`).
 
 import { api, ApiError, getJSON } from '../api.js';
 import { h } from '../dom.js';
 import { attempt as run, showError } from '../errors.js';
+import { language, onLanguageChange, t, tOr } from '../i18n.js';
+import '../i18n/ladder.js';
 import { forgetAccount, readAccount, saveAccount } from './account.js';
+import { boardName, colourName, playerName, rulesName } from './labels.js';
 
 const PAGE = 10; // leaderboard rows a page
 const BOARDS = ['cylinder', '9x9', '13x13', '19x19'];
-const TABS = [['lobby', 'Play'], ['profile', 'Profile'], ['leaderboard', 'Leaderboard']];
+const TABS = ['lobby', 'profile', 'leaderboard'];
 
-const field = (label, input) => h('label', { class: 'field' },
-  h('span', { class: 'field-name' }, label), input);
+const field = (label, input, help = null) => h('label', { class: 'field' },
+  h('span', { class: 'field-name' }, label), input,
+  help ? h('small', { class: 'help' }, help) : null);
 
-/** A table: a header row of ``columns``, then ``rows`` (tr elements). */
+/** A table row: one cell per value, each with its column's name (``data-label``: a narrow
+ * screen shows the rows as cards, each cell under its column's name). */
+const row = (attrs, columns, values) => h('tr', attrs, values.map((v, i) => h('td', {
+  dataset: { label: columns[i].label }, class: columns[i].cls ?? null }, v ?? '')));
+
+/** A table: a header row of ``columns`` ({label, cls}), then ``rows`` (tr elements). */
 const table = (attrs, columns, rows) => h('table', { class: 'ladder-table', ...attrs },
-  h('thead', {}, h('tr', {}, columns.map((c) => h('th', {}, c)))), h('tbody', {}, rows));
+  h('thead', {}, h('tr', {}, columns.map((c) => h('th', {}, c.label)))), h('tbody', {}, rows));
 
-const when = (t) => (t ? new Date(t * 1000).toLocaleString() : '');
+const columns = (...keys) => keys.map((k) => ({ label: t(`ladder.col.${k}`),
+  cls: k === 'result' ? 'result' : null }));
+
+const when = (at) => (at
+  ? new Date(at * 1000).toLocaleString(language() === 'zh' ? 'zh-CN' : 'en') : '');
 
 /**
  * The ladder, built in ``root``. ``openLadderGame(sessionId, account)`` shows the game screen.
@@ -34,6 +50,7 @@ export function ladderScreen(root, openLadderGame) {
   let waitTick = null;
   let shownToken = null; // the token just issued, shown once
   const body = h('div', { class: 'ladder-body' });
+  onLanguageChange(() => { if (!root.hidden) render(); });
 
   function follow() {
     if (source || !account || typeof EventSource !== 'function') return;
@@ -60,25 +77,32 @@ export function ladderScreen(root, openLadderGame) {
     waitTick = null;
   }
 
+  /** What the field ``sel`` holds now, else ``fallback``: what was typed or chosen survives a
+   * redraw (a language switch). */
+  const typed = (sel, fallback = '') => root.querySelector(sel)?.value ?? fallback;
+
   // ---------------------------------------------------------------- account
   function accountPanel() {
     if (account) {
       return h('div', { class: 'ladder-account', id: 'ladder-account' },
-        h('p', {}, 'Signed in as ', h('strong', { id: 'ladder-name' }, account.name || account.id),
-          ` (player id ${account.id})`),
+        h('p', {}, t('ladder.signedInAs'),
+          h('strong', { id: 'ladder-name' }, account.name || account.id),
+          h('span', { class: 'ladder-id' }, t('ladder.playerId', { id: account.id }))),
         shownToken ? h('div', { class: 'token-note', id: 'ladder-token-note' },
-          h('p', {}, 'Your token (shown once; keep it: with your id it signs you in on '
-            + 'another browser, and nobody can give it back to you):'),
+          h('p', {}, t('ladder.tokenNote')),
           h('code', { id: 'ladder-token' }, shownToken),
           h('button', { type: 'button', id: 'ladder-token-kept',
-            onclick: () => { shownToken = null; render(); } }, 'I have kept it')) : null,
+            onclick: () => { shownToken = null; render(); } }, t('ladder.kept'))) : null,
         h('button', { type: 'button', id: 'ladder-signout', onclick: () => {
           unfollow(); stopWaiting(); forgetAccount(); account = null; shownToken = null; render();
-        } }, 'Sign out of this browser'));
+        } }, t('ladder.signOut')));
     }
-    const name = h('input', { id: 'ladder-reg-name', maxlength: 32, placeholder: 'name' });
-    const id = h('input', { id: 'ladder-signin-id', placeholder: 'player id' });
-    const token = h('input', { id: 'ladder-signin-token', placeholder: 'token' });
+    const name = h('input', { id: 'ladder-reg-name', maxlength: 32, placeholder: t('ladder.name'),
+      value: typed('#ladder-reg-name') });
+    const id = h('input', { id: 'ladder-signin-id', placeholder: t('ladder.id'),
+      value: typed('#ladder-signin-id') });
+    const token = h('input', { id: 'ladder-signin-token', placeholder: t('ladder.token'),
+      value: typed('#ladder-signin-token') });
     return h('div', { class: 'ladder-account', id: 'ladder-account' },
       h('form', { id: 'ladder-register', onsubmit: (ev) => {
         ev.preventDefault();
@@ -90,15 +114,16 @@ export function ladderScreen(root, openLadderGame) {
           follow();
           render();
         });
-      } }, h('h3', {}, 'Register'), field('name', name),
-      h('button', { type: 'submit', class: 'primary', id: 'ladder-register-button' }, 'Register')),
+      } }, h('h3', {}, t('ladder.register')), field(t('ladder.name'), name),
+      h('button', { type: 'submit', class: 'primary', id: 'ladder-register-button' },
+        t('ladder.register'))),
       h('form', { id: 'ladder-signin', onsubmit: (ev) => {
         ev.preventDefault();
         run(async () => {
           const candidate = { id: id.value.trim(), token: token.value.trim() };
           await api('GET', '/v1/ladder/queue', undefined, candidate.token).catch((err) => {
             if (err instanceof ApiError && err.status === 401) {
-              throw new Error('Sign-in failed: the server does not know that token.');
+              throw new Error(t('ladder.signInFailed'));
             }
             throw err;
           });
@@ -108,9 +133,9 @@ export function ladderScreen(root, openLadderGame) {
           follow();
           render();
         });
-      } }, h('h3', {}, 'Sign in with your id and token'), field('player id', id),
-      field('token', token),
-      h('button', { type: 'submit', id: 'ladder-signin-button' }, 'Sign in')));
+      } }, h('h3', {}, t('ladder.signInTitle')), field(t('ladder.id'), id),
+      field(t('ladder.token'), token),
+      h('button', { type: 'submit', id: 'ladder-signin-button' }, t('ladder.signIn'))));
   }
 
   // ---------------------------------------------------------------- lobby
@@ -122,9 +147,9 @@ export function ladderScreen(root, openLadderGame) {
     stopWaiting();
     if (state.status === 'playing') {
       const g = state.game;
-      line.textContent = `Playing a rated game as ${g.colour}.`;
+      line.textContent = t('ladder.playing', { colour: colourName(g.colour) });
       out.append(h('button', { type: 'button', class: 'primary', id: 'ladder-open-game',
-        onclick: () => openLadderGame(g.session, account) }, 'Open the game'));
+        onclick: () => openLadderGame(g.session, account) }, t('ladder.openGame')));
       return out;
     }
     if (state.status === 'waiting') {
@@ -132,26 +157,32 @@ export function ladderScreen(root, openLadderGame) {
       const since = performance.now() - state.entry.waited * 1000;
       const say = () => {
         const s = Math.round((performance.now() - since) / 1000);
-        line.textContent = `Waiting for an opponent (${o.board}, ${o.rules}`
-          + `${o.handicap ? ', handicap' : ''}): ${s} s`;
+        line.textContent = t('ladder.waiting', { board: boardName(o.board),
+          rules: rulesName(o.rules), handicap: o.handicap ? t('ladder.withHandicap') : '', s });
       };
       say();
       waitTick = setInterval(say, 1000);
       out.append(h('button', { type: 'button', id: 'ladder-leave', onclick: () => run(async () => {
         await api('DELETE', '/v1/ladder/queue', undefined, account.token);
         render();
-      }) }, 'Leave the queue'));
+      }) }, t('ladder.leave')));
       return out;
     }
-    line.textContent = 'Not in the queue.';
-    const boardSel = h('select', { id: 'ladder-board' },
-      BOARDS.map((b) => h('option', { value: b }, b === 'cylinder' ? 'cylinder (Stereo Go)' : b)));
-    const rules = h('select', { id: 'ladder-rules' },
-      h('option', { value: 'territory' }, 'territory'), h('option', { value: 'area' }, 'area'));
-    const main = h('input', { id: 'ladder-main', type: 'number', min: 0, value: 600 });
-    const periods = h('input', { id: 'ladder-periods', type: 'number', min: 0, value: 3 });
-    const period = h('input', { id: 'ladder-period', type: 'number', min: 1, value: 30 });
-    const handicap = h('input', { id: 'ladder-handicap', type: 'checkbox' });
+    line.textContent = t('ladder.notQueued');
+    const boardSel = h('select', { id: 'ladder-board' }, BOARDS.map((b) => h('option',
+      { value: b }, b === 'cylinder' ? t('ladder.board.cylinder') : boardName(b))));
+    const rules = h('select', { id: 'ladder-rules' }, ['territory', 'area'].map((r) => h('option',
+      { value: r }, t(`ladder.rules.${r}`))));
+    boardSel.value = typed('#ladder-board', BOARDS[0]);
+    rules.value = typed('#ladder-rules', 'territory');
+    const main = h('input', { id: 'ladder-main', type: 'number', min: 0,
+      value: typed('#ladder-main', 600) });
+    const periods = h('input', { id: 'ladder-periods', type: 'number', min: 0,
+      value: typed('#ladder-periods', 3) });
+    const period = h('input', { id: 'ladder-period', type: 'number', min: 1,
+      value: typed('#ladder-period', 30) });
+    const handicap = h('input', { id: 'ladder-handicap', type: 'checkbox',
+      checked: root.querySelector('#ladder-handicap')?.checked ?? false });
     out.append(h('form', { id: 'ladder-queue-form', class: 'ladder-form', onsubmit: (ev) => {
       ev.preventDefault();
       run(async () => {
@@ -163,85 +194,104 @@ export function ladderScreen(root, openLadderGame) {
         if (answer.status === 'playing') openLadderGame(answer.game.session, account);
         else render();
       });
-    } }, field('board', boardSel), field('rules', rules), field('main time (s)', main),
-    field('byo-yomi periods', periods), field('period (s)', period),
-    field('handicap game', handicap),
-    h('button', { type: 'submit', class: 'primary', id: 'ladder-join' }, 'Join the queue')));
+    } }, field(t('ladder.board'), boardSel),
+    field(t('ladder.rules'), rules, t('ladder.rulesHelp')),
+    field(t('ladder.mainTime'), main, t('ladder.clockHelp')),
+    field(t('ladder.periods'), periods), field(t('ladder.period'), period),
+    field(t('ladder.handicap'), handicap, t('ladder.handicapHelp')),
+    h('button', { type: 'submit', class: 'primary', id: 'ladder-join' }, t('ladder.join'))));
     return out;
   }
 
   // ---------------------------------------------------------------- profile
-  function gameRow(g) {
-    const opp = g.opponent ? g.opponent.name : '';
+  const GAME_COLUMNS = ['date', 'opponent', 'colour', 'result', 'how', 'moves', 'points',
+    'board'];
+
+  function gameRow(g, cols) {
+    const said = g.result ? tOr(`ladder.result.${g.result}`, g.result) : '';
     // unrated: a rated game the repeat rule took out (docs/ladder.md), with its reason
-    const result = g.status === 'playing' ? 'playing'
-      : g.kind === 'unrated' ? `${g.result}, not rated` : g.result;
+    const result = g.status === 'playing' ? t('ladder.result.playing')
+      : g.kind === 'unrated' ? t('ladder.notRated', { result: said }) : said;
     const change = g.points && g.points.change ? (g.points.change > 0 ? `+${g.points.change}`
       : String(g.points.change)) : '';
-    return h('tr', { dataset: { session: g.session, kind: g.kind } },
-      h('td', {}, when(g.started)), h('td', {}, opp), h('td', {}, g.colour),
-      h('td', { class: 'result' }, result ?? ''),
-      h('td', {}, [g.reason, g.unrated_reason].filter(Boolean).join(' · ')),
-      h('td', {}, g.moves ?? ''), h('td', {}, change), h('td', {}, g.options.board));
+    const how = g.reason ? tOr(`ladder.how.${g.reason}`, g.reason) : null;
+    return row({ dataset: { session: g.session, kind: g.kind } }, cols, [
+      when(g.started), playerName(g.opponent), colourName(g.colour), result,
+      [how, g.unrated_reason].filter(Boolean).join(' · '), g.moves, change,
+      boardName(g.options.board)]);
   }
 
   async function profile() {
     const p = await getJSON(`/v1/players/${encodeURIComponent(account.id)}`);
     const games = [...p.playing, ...p.games];
+    const cols = columns(...GAME_COLUMNS);
     return h('div', { class: 'ladder-profile', id: 'ladder-profile' },
-      h('h3', {}, p.name),
-      h('p', { id: 'ladder-rank' }, `${p.rank} · ${p.points} points`
-        + (p.next_rank_at !== null ? ` (next rank at ${p.next_rank_at})` : '')
-        + ` · ${p.points_per_game} a game`),
-      h('p', { id: 'ladder-record' }, `${p.wins} W / ${p.losses} L / ${p.draws} D`
-        + ` · ${p.friendly_games} friendly`),
-      table({ id: 'ladder-games' }, ['date', 'opponent', 'colour', 'result', 'how', 'moves',
-        'points', 'board'], games.map(gameRow)),
-      games.length ? null : h('p', {}, 'No recorded games yet.'));
+      h('h3', {}, playerName(p)),
+      h('p', { id: 'ladder-rank' }, t('ladder.rankLine', { rank: p.rank, points: p.points })
+        + (p.next_rank_at !== null ? t('ladder.nextRank', { at: p.next_rank_at }) : '')
+        + t('ladder.perGame', { n: p.points_per_game })),
+      h('p', { id: 'ladder-record' }, t('ladder.record', { w: p.wins, l: p.losses, d: p.draws,
+        f: p.friendly_games })),
+      table({ id: 'ladder-games', class: 'ladder-table cards' }, cols,
+        games.map((g) => gameRow(g, cols))),
+      games.length ? null : h('p', {}, t('ladder.noGames')));
   }
 
   // ---------------------------------------------------------------- leaderboard
   async function leaderboard() {
-    const lb = await getJSON(`/v1/ladder/leaderboard?offset=${board}&limit=${PAGE}`);
+    const me = account ? `&player=${encodeURIComponent(account.id)}` : '';
+    const lb = await getJSON(`/v1/ladder/leaderboard?offset=${board}&limit=${PAGE}${me}`);
     const last = Math.min(lb.total, board + lb.players.length);
+    const cols = columns('position', 'player', 'rank', 'points', 'w', 'l', 'd');
+    const line = (p, extra = {}) => row({ dataset: { player: p.id },
+      class: account && p.id === account.id ? 'me' : null, ...extra }, cols,
+    [p.position, playerName(p), p.rank, p.points, p.wins, p.losses, p.draws]);
+    const rows = lb.players.map((p) => line(p));
+    // the player's own row, pinned where it is not on this page: above it or below it
+    const you = lb.you;
+    if (you && !lb.players.some((p) => p.id === you.id)) {
+      const pinned = line(you, { id: 'ladder-you', class: 'me pinned',
+        title: t('ladder.youRow') });
+      const gap = h('tr', { class: 'gap' }, h('td', { colspan: cols.length }, t('ladder.gap')));
+      if (you.position <= board) rows.unshift(pinned, gap);
+      else rows.push(gap, pinned);
+    }
     return h('div', { class: 'ladder-leaderboard', id: 'ladder-leaderboard' },
-      table({}, ['#', 'player', 'rank', 'points', 'W', 'L', 'D'], lb.players.map((p) => h('tr', {
-        dataset: { player: p.id }, class: account && p.id === account.id ? 'me' : null },
-      [p.position, p.name + (p.kind === 'ai' ? ' (AI)' : ''), p.rank, p.points, p.wins, p.losses,
-        p.draws].map((v) => h('td', {}, v))))),
+      table({ class: 'ladder-table ranking' }, cols, rows),
       h('div', { class: 'pager' },
         h('button', { type: 'button', id: 'ladder-prev', disabled: board === 0,
-          onclick: () => { board = Math.max(0, board - PAGE); render(); } }, '◀ previous'),
-        h('span', { id: 'ladder-page' }, lb.total ? `${board + 1}–${last} of ${lb.total}` : 'empty'),
+          onclick: () => { board = Math.max(0, board - PAGE); render(); } }, t('ladder.prev')),
+        h('span', { id: 'ladder-page' }, lb.total
+          ? t('ladder.page', { from: board + 1, to: last, total: lb.total }) : t('ladder.empty')),
         h('button', { type: 'button', id: 'ladder-next', disabled: last >= lb.total,
-          onclick: () => { board += PAGE; render(); } }, 'next ▶')));
+          onclick: () => { board += PAGE; render(); } }, t('ladder.next'))));
   }
 
   // ---------------------------------------------------------------- the screen
   let rendering = 0;
   async function render() {
     const mine = ++rendering;
-    const tabs = h('nav', { class: 'ladder-tabs' }, TABS.map(([key, label]) => h('button', {
+    const tabs = h('nav', { class: 'ladder-tabs' }, TABS.map((key) => h('button', {
       type: 'button', class: key === tab ? 'tab chosen' : 'tab', dataset: { tab: key },
-      onclick: () => { tab = key; render(); } }, label)));
+      onclick: () => { tab = key; render(); } }, t(`ladder.tab.${key}`))));
     let panel;
     try {
       if (tab === 'leaderboard') panel = await leaderboard();
-      else if (!account) panel = h('p', {}, 'Register or sign in to play on the ladder.');
+      else if (!account) panel = h('p', {}, t('ladder.signInFirst'));
       else if (tab === 'profile') panel = await profile();
       else panel = await lobby();
     } catch (err) {
       if (err instanceof ApiError && err.status === 401 && account) {
-        showError(new Error('This browser\'s ladder token is not accepted: sign in again.'));
+        showError(new Error(t('ladder.tokenRefused')));
         unfollow(); forgetAccount(); account = null;
       } else {
         showError(err);
       }
-      panel = h('p', {}, 'Not available now.');
+      panel = h('p', {}, t('ladder.unavailable'));
     }
     if (mine !== rendering) return;
     body.replaceChildren(tabs, panel);
-    root.replaceChildren(h('h2', {}, 'Stereo Go ladder'), accountPanel(), body);
+    root.replaceChildren(h('h2', {}, t('ladder.title')), accountPanel(), body);
   }
 
   return {
