@@ -89,6 +89,8 @@ export class OfflineSession extends Session {
         state: rules.toJson(state),
         legal_moves: rules.legalActions(state).map((a) => rules.actionToMove(a)),
         to_play: result ? null : names[rules.toPlay(state)],
+        board: rules.boardView(state),
+        facts: rules.statusFacts(state),
       },
       timer: {},
       ai_thinking: this.thinking,
