@@ -2,8 +2,8 @@
 
 ``import envs`` registers every game shipped here, then imports the game modules named by
 ``QIZERO_GAME_MODULES`` (``envs.plugins``: games of your own, registered the same way): each
-game for ``envs.make_game`` and as a Gymnasium id (``gymnasium.make("qizero/Jiugong-v0")``). Rules modules import only numpy; the games are
-imported lazily, the first time one is made.
+game for ``envs.make_game`` and as a Gymnasium id (``gymnasium.make("qizero/Jiugong-v0")``).
+Rules modules import only numpy; the games are imported lazily, the first time one is made.
 """
 
 from typing import Any

@@ -3,9 +3,10 @@
 Every game in qizero is a :class:`Game`. Search, training, the Gymnasium wrapper and the
 service only ever talk to this protocol, never to game-specific code, so a new game is a new
 module plus one ``register_game`` line: in ``envs/__init__.py`` for the games shipped here, or
-in a module of your own named by ``QIZERO_GAME_MODULES`` (``envs.plugins``). ``Game.board_view`` says
-how the web client draws a position (a generic grid, or a picture of the game's own), so a grid
-game is playable in the browser with no web code (docs/adding_a_game.md).
+in a module of your own named by ``QIZERO_GAME_MODULES`` (``envs.plugins``).
+``Game.board_view`` says how the web client draws a position (a generic grid, or a picture of
+the game's own), so a grid game is playable in the browser with no web code
+(docs/adding_a_game.md).
 
 Design decisions (the same for every game):
 
