@@ -1,15 +1,17 @@
 """Export the AI levels the web client can run in the page (its offline mode) as ONNX models.
 
-    python scripts/export_offline_models.py          # every game in GAMES, every level
+    python scripts/export_offline_models.py          # every game with in-page rules
 
-For each game whose rules the page has in JavaScript (``serving/static/js/offline/games.js``:
-Jiugong and Fang Qi), every level of the shipped ladder (``checkpoints/<game>/levels.json``)
-goes through :func:`training.onnx_export.export_level` to
+For each game whose rules the page has in JavaScript (a module
+``serving/static/js/offline/<game>.js`` exporting ``rules``: Jiugong and Fang Qi), every level
+of the shipped ladder (``checkpoints/<game>/levels.json``) goes through
+:func:`training.onnx_export.export_level` to
 ``serving/static/offline/models/<game>/<id>-<label>.onnx``, and ``levels.json`` beside them
 lists the levels as the page needs them before loading a model: id, label, Elo, file, size,
 SHA-256, and the level's search settings read back from the model's own metadata (so the
-page searches exactly as the exported level says). Re-run it whenever a ladder changes; the
-files are committed, so the page needs neither torch nor this script.
+page searches exactly as the exported level says). ``index.json`` lists the games exported:
+the page's registry of offline games (``js/offline/games.js``). Re-run it whenever a ladder
+changes; the files are committed, so the page needs neither torch nor this script.
 """
 
 from __future__ import annotations
@@ -22,12 +24,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from envs import make_game  # noqa: E402
+from envs import game_ids, make_game  # noqa: E402
 from training.onnx_export import export_level, read_metadata  # noqa: E402
 from training.players import read_levels  # noqa: E402
 
-GAMES = ("jiugong", "fangqi")
 OUT = ROOT / "serving" / "static" / "offline" / "models"
+RULES_JS = ROOT / "serving" / "static" / "js" / "offline"
+
+
+def offline_games() -> list[str]:
+    """The registered games whose rules the page has in JavaScript (``<game>.js``)."""
+    return [g for g in game_ids() if (RULES_JS / f"{g}.js").is_file()]
 
 
 def export_game(game_id: str, out_dir: Path) -> dict:
@@ -62,11 +69,13 @@ def export_game(game_id: str, out_dir: Path) -> dict:
 
 
 def main() -> None:
-    for game_id in GAMES:
+    games = offline_games()
+    for game_id in games:
         manifest = export_game(game_id, OUT / game_id)
         for lv in manifest["levels"]:
             print(f"{game_id} {lv['id']} {lv['label']}: {lv['file']}, {lv['bytes']:,} bytes, "
                   f"{lv['search']['algorithm']} {lv['search']['simulations']} simulations")
+    (OUT / "index.json").write_text(json.dumps({"games": sorted(games)}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

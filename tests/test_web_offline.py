@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -217,9 +216,10 @@ def test_one_exported_model_per_level_with_its_search(game_id):
         assert meta["search"] == level["search"], entry["id"]
     assert {p.name for p in (MODELS / game_id).iterdir()} == {
         "levels.json", *(lv["file"] for lv in manifest["levels"])}
-    games_js = (STATIC_DIR / "js" / "offline" / "games.js").read_text()
-    assert set(re.findall(r"GAMES = \{ ([^}]*) \}", games_js)[0].split(", ")) == set(
-        OFFLINE_GAMES)
+    index = json.loads((MODELS / "index.json").read_text())  # the page's offline registry
+    assert game_id in index["games"] and set(index["games"]) == set(OFFLINE_GAMES)
+    assert "export { " + game_id + " as rules }" in (
+        STATIC_DIR / "js" / "offline" / f"{game_id}.js").read_text()
 
 
 # ============================================================================ in a browser
@@ -326,8 +326,8 @@ def test_in_page_network_answers_as_torch(page, server, game_id):  # noqa: F811
     page.goto(server + "/")
     answers = page.evaluate("""async ([gameId, files, positions]) => {
       const { Network } = await import('/js/offline/network.js');
-      const { GAMES } = await import('/js/offline/games.js');
-      const game = GAMES[gameId];
+      const { offlineRules } = await import('/js/offline/games.js');
+      const game = await offlineRules(gameId);
       const out = [];
       for (const file of files) {
         const net = await Network.load(game, `/offline/models/${gameId}/${file}`);

@@ -3,10 +3,10 @@
 // stdin: {"game": id, "games": [{"moves": [...], "plies": [...]}, ...]}
 // stdout: one report per requested ply: {legal, to_play, terminal, returns, json, observation}
 import { readFileSync } from 'node:fs';
-import { GAMES } from '../../serving/static/js/offline/games.js';
 
 const request = JSON.parse(readFileSync(0, 'utf8'));
-const game = GAMES[request.game];
+// The rules module of the game, as the page's registry loads it (offline/games.js).
+const { rules: game } = await import(`../../serving/static/js/offline/${request.game}.js`);
 const reports = [];
 for (const { moves, plies } of request.games) {
   const wanted = new Set(plies);

@@ -6,12 +6,12 @@
 //         "positions": [[move, ...], ...]}
 // stdout: one search result per position.
 import { readFileSync } from 'node:fs';
-import { GAMES } from '../../serving/static/js/offline/games.js';
 import { Rng } from '../../serving/static/js/offline/rng.js';
 import { search } from '../../serving/static/js/offline/search.js';
 
 const request = JSON.parse(readFileSync(0, 'utf8'));
-const game = GAMES[request.game];
+// The rules module of the game, as the page's registry loads it (offline/games.js).
+const { rules: game } = await import(`../../serving/static/js/offline/${request.game}.js`);
 
 async function evaluate(state) {
   const obs = game.observation(state);

@@ -2,14 +2,14 @@
 // written by scripts/export_offline_models.py) and a Web Worker (./worker.js) that runs their
 // networks and searches.
 
-import { GAMES } from './games.js';
+import { offlineGames } from './games.js';
 
 const MODELS = new URL('../../offline/models/', import.meta.url);
 
 /** The in-browser levels of ``gameId`` ({game, levels: [{id, label, elo, file, search}]}), or
  * null when the page cannot play that game by itself. */
 export async function offlineLevels(gameId) {
-  if (!GAMES[gameId]) return null;
+  if (!(await offlineGames()).includes(gameId)) return null;
   const response = await fetch(new URL(`${gameId}/levels.json`, MODELS));
   if (!response.ok) return null;
   const manifest = await response.json();

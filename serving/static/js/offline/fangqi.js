@@ -389,3 +389,6 @@ export const fangqi = {
     return { winner: s.result === DRAW ? null : s.result };
   },
 };
+
+/** The rules as the offline registry (./games.js) loads them. */
+export { fangqi as rules };

@@ -133,3 +133,6 @@ export const jiugong = {
     return { winner: s.outcome === DRAW ? null : s.outcome };
   },
 };
+
+/** The rules as the offline registry (./games.js) loads them. */
+export { jiugong as rules };

@@ -1,20 +1,20 @@
 // An offline game: the page plays it by itself, rules, search and networks included, and the
 // game screen (game.js) draws it exactly as a server session. OfflineSession offers the same
 // view and methods as Session; instead of the API, moves go through the in-page rules
-// (./games.js) and AI seats are searched by ./engine.js's worker. Nothing is sent to the
-// server: the game lives in this page and in localStorage (a reload resumes it, once the page
+// (./games.js: the rules by game id) and AI seats are searched by ./engine.js's worker.
+// Nothing is sent to the server: the game lives in this page and in localStorage (a reload resumes it, once the page
 // and its levels load again).
 
 import { Session } from '../session.js';
 import { readStored } from '../store.js';
 import { OfflineEngine, offlineLevels } from './engine.js';
-import { GAMES } from './games.js';
+import { offlineRules } from './games.js';
 
 const KEY = 'qizero.offline';
 
 /** The saved offline game ({game, seats, events}), or null. */
 export function readOffline() {
-  return readStored(KEY, (saved) => saved.game && GAMES[saved.game.id]);
+  return readStored(KEY, (saved) => saved.game && typeof saved.game.id === 'string');
 }
 
 export function forgetOffline() {
@@ -27,16 +27,19 @@ export class OfflineSession extends Session {
    * ``manifest``: the in-browser levels, when the caller has them already. */
   static async open(saved, manifest = null) {
     const levels = manifest || await offlineLevels(saved.game.id);
-    if (!levels) throw new Error(`${saved.game.name} has no AI levels that run in this browser`);
-    const session = new OfflineSession(saved, levels, await OfflineEngine.start(levels));
+    const rules = await offlineRules(saved.game.id);
+    if (!levels || !rules) {
+      throw new Error(`${saved.game.name} has no AI levels that run in this browser`);
+    }
+    const session = new OfflineSession(saved, levels, await OfflineEngine.start(levels), rules);
     session.save();
     session.think();
     return session;
   }
 
-  constructor(saved, manifest, engine) {
+  constructor(saved, manifest, engine, rules) {
     super('offline', null);
-    this.rules = GAMES[saved.game.id];
+    this.rules = rules;
     this.engine = engine;
     this.game = saved.game;
     this.inBrowser = true; // the game screen's title says so
