@@ -128,6 +128,7 @@ def test_connect_four_is_played_against_its_ai_on_the_generic_board(
         page.wait_for_selector('#game-screen:not([hidden]) .game-body[data-board="grid"]')
         assert page.locator(".grid-board [data-cell]").count() == 42
         assert page.inner_text(".state-line") == "0 of 42 discs played"
+        assert "rules.connect_four" not in page.inner_text("#game-screen")  # no raw label key
         played = _play_to_the_end(page)
         assert played >= 4  # four red discs at least before anyone can connect four
         assert _no_overflow(page), "the page scrolls sideways"

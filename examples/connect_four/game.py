@@ -87,13 +87,39 @@ class ConnectFour(Game[ConnectFourState]):
         num_symmetries=2,
     )
 
+    #: Its name, seats, status fact and rules dialog (how to play, rules, notation).
     labels = {
-        "en": {"game.connect_four": "Connect Four", "game.connect_four.other": "四子棋",
-               "seat.red": "red", "seat.yellow": "yellow",
-               "state.connect_four.discs": "{n} of {total} discs played"},
-        "zh": {"game.connect_four": "四子棋", "game.connect_four.other": "Connect Four",
-               "seat.red": "红方", "seat.yellow": "黄方",
-               "state.connect_four.discs": "已下 {n} / {total} 枚棋子"},
+        "en": {
+            "game.connect_four": "Connect Four",
+            "game.connect_four.other": "四子棋",
+            "seat.red": "red",
+            "seat.yellow": "yellow",
+            "state.connect_four.discs": "{n} of {total} discs played",
+            "rules.connect_four.how": "Tap any cell of a column to drop a disc into it.\n"
+            "The dot marks the last disc played.",
+            "rules.connect_four.rules": "The board stands upright: 7 columns, 6 rows.\n"
+            "Red moves first; the players take turns dropping one disc into a column that is "
+            "not full, where it falls to the lowest empty cell.\n"
+            "Four discs of one colour in a line, across, up or diagonally, win.\n"
+            "A full board without such a line is a draw.",
+            "rules.connect_four.notation": "Columns are a–g (left to right), rows 1–6 (bottom "
+            "to top). A move is the column's letter: d.",
+        },
+        "zh": {
+            "game.connect_four": "四子棋",
+            "game.connect_four.other": "Connect Four",
+            "seat.red": "红方",
+            "seat.yellow": "黄方",
+            "state.connect_four.discs": "已下 {n} / {total} 枚棋子",
+            "rules.connect_four.how": "点某一列的任意格子，就把一枚棋子投进这一列。\n"
+            "圆点标出刚下的那枚棋子。",
+            "rules.connect_four.rules": "棋盘竖立：7 列 6 行。\n"
+            "红方先下；双方轮流把一枚棋子投进未满的一列，棋子落到这一列最低的空格。\n"
+            "同色四子连成一线（横、竖或斜）即胜。\n"
+            "棋盘下满仍无人连成四子，判为和棋。",
+            "rules.connect_four.notation": "列为 a–g（从左到右），行为 1–6（从下到上）。"
+            "一步棋写作列的字母：d。",
+        },
     }
 
     @property
