@@ -61,7 +61,8 @@ def server(trained) -> Iterator[Server]:
     """``qizero serve`` with the plugin, one search process (spawned: it must find the game
     through the same variable) and the tiny levels."""
     srv = Server(trained, database=trained / "sessions.sqlite3",
-                 env={"QIZERO_GAME_MODULES": PLUGIN, "PYTHONPATH": str(ROOT),
+                 env={"QIZERO_GAME_MODULES": f"{PLUGIN}, text_board_game",
+                      "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
                       "QIZERO_SEARCH_PROCESSES": "1"})
     yield srv
     srv.stop()
@@ -159,6 +160,29 @@ def _play_to_the_end(page) -> int:
             "document.querySelector('#status').textContent.toLowerCase().includes('over')")
         assert played <= 21
     return played
+
+
+def test_a_game_without_a_board_is_played_as_text(browser, server):  # noqa: F811
+    """A plugin game that names no board kind: its text picture and a button per legal move."""
+    created = server.client.post("/v1/sessions", json={"game": "plain_connect_four"}).json()
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    try:
+        page.goto(f"{server.url}/#session={created['session']['id']}"
+                  f"&token={created['owner_token']}")
+        page.wait_for_selector('#game-screen:not([hidden]) .game-body[data-board="text"]')
+        assert page.locator(".move-button").count() == 7
+        page.click('.move-button[data-move="d"]')
+        page.wait_for_function("document.querySelector('.board-text').textContent"
+                               ".includes('R')")
+        assert page.locator("#moves li").count() == 1
+        assert _no_overflow(page)
+    finally:
+        context.close()
+    assert not problems, problems
 
 
 def _no_overflow(page: Any) -> bool:
