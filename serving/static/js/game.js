@@ -220,7 +220,8 @@ export function openGame(root, session, onLeave) {
   root.replaceChildren(
     head,
     status, timer,
-    h('div', { class: `game-body ${ownScreen ? 'tri' : 'points'}`, dataset: { board: kind.kind } },
+    h('div', { class: `game-body ${ownScreen ? 'tri' : 'points'}`,
+      dataset: { board: kind.kind } },
       h('div', { class: 'board-host' }, board.el, info), side),
   );
 
