@@ -98,6 +98,8 @@ def test_in_page_rules_agree_with_the_python_engine(game_id):
                 assert js["terminal"] == over, where
                 assert js["returns"] == game.returns(state).tolist(), where
                 assert js["json"] == game.to_json(state), where
+                assert js["board"] == game.board_view(state), where  # what the screen draws
+                assert js["facts"] == game.status_facts(state), where  # and says under it
                 if not over:
                     assert js["to_play"] == game.spec.player_names[game.to_play(state)], where
                     obs = np.asarray(js["observation"], dtype=np.float32)

@@ -1,7 +1,8 @@
 // Replays games through the in-browser rules engines (serving/static/js/offline) under node
 // and reports what tests/test_web_offline.py compares with the Python engines.
 // stdin: {"game": id, "games": [{"moves": [...], "plies": [...]}, ...]}
-// stdout: one report per requested ply: {legal, to_play, terminal, returns, json, observation}
+// stdout: one report per requested ply: {legal, to_play, terminal, returns, json, board, facts,
+// observation}
 import { readFileSync } from 'node:fs';
 
 const request = JSON.parse(readFileSync(0, 'utf8'));
@@ -20,6 +21,8 @@ for (const { moves, plies } of request.games) {
         terminal,
         returns: game.returns(state),
         json: game.toJson(state),
+        board: game.boardView(state),
+        facts: game.statusFacts(state),
         observation: terminal ? null : Array.from(game.observation(state)),
       });
     }
