@@ -197,3 +197,14 @@ def test_the_plugin_variable_names_modules_that_must_import():
     assert plugin_modules("a.b, c  d") == ["a.b", "c", "d"]
     with pytest.raises(ConfigError, match="QIZERO_GAME_MODULES names 'no_such_games'"):
         load_plugins("no_such_games")
+
+
+def test_a_grid_board_is_checked_against_its_labels():
+    from envs.boards import grid_board
+
+    board = grid_board([[0, None], [None, 1]], "ab", "21", click="cell", highlight=["a2"])
+    assert board == {"kind": "grid", "rows": 2, "cols": 2, "col_labels": ["a", "b"],
+                     "row_labels": ["2", "1"], "cells": [[0, None], [None, 1]],
+                     "click": "cell", "highlight": ["a2"]}
+    with pytest.raises(ValueError, match="cells must be 2 rows of 3"):
+        grid_board([[0, None], [None, 1]], "abc", "21")
