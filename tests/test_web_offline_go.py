@@ -27,7 +27,7 @@ from test_web_offline import _node, check_search
 import envs
 from envs.stereo_go import kernel as K
 
-BOARDS = {"stereo_go-board-9x9": {"board": "9x9"}, "stereo_go": {}}  # games.js key: options
+BOARDS = {"stereo_go-board-9x9": {"board": "9x9"}, "stereo_go": {}}  # offline entry key: options
 
 
 def _go_games(game: envs.Game, positions: int, every: int, seed: int) -> list[dict[str, Any]]:
@@ -79,7 +79,8 @@ def test_in_page_go_rules_agree_with_the_python_engine(case):
     options, positions, every = RULES_CASES[case]
     game = envs.make_game("stereo_go", **options)
     games = _go_games(game, positions, every, seed=1)
-    reports = iter(_node("offline_rules.mjs", {"options": options, "games": games}))
+    reports = iter(_node("offline_rules.mjs", {"game": "stereo_go", "options": options,
+                                              "games": games}))
     key = case
     checked, superko, ends, captures = 0, 0, set(), 0
     for g, record in enumerate(games):
@@ -95,6 +96,8 @@ def test_in_page_go_rules_agree_with_the_python_engine(case):
                 expected = game.to_json(state)
                 expected.pop("history")
                 assert js["json"] == expected, where
+                assert js["board"] == game.board_view(state), where  # what the screen draws
+                assert js["facts"] == game.status_facts(state), where  # and says under it
                 if over:
                     ends.add(state.end_reason)
                     score = game.score(state)
@@ -128,7 +131,7 @@ GO_SEARCHES = {  # the shipped Go levels' kinds of search
 def test_in_page_go_search_is_the_python_search(case):
     key, settings = GO_SEARCHES[case]
     game = envs.make_game("stereo_go", **BOARDS[key])
-    check_search(game, key, settings, plies=150, count=6)
+    check_search(game, settings, plies=150, count=6)
 
 
 # ============================================================================ in a browser

@@ -5,6 +5,7 @@
 // while the stream is down.
 
 import { api, ApiError, getJSON } from './api.js';
+import { addGameLabels } from './i18n/common.js';
 
 const POLL_MS = 1000; // polling, only while the event stream is down
 const REOPEN_MS = 5000; // a stream the server closed is opened afresh after this long
@@ -35,6 +36,7 @@ export class Session {
       getJSON(`/v1/games/${this.view.game}/levels?config=${
         encodeURIComponent(JSON.stringify(this.view.config || {}))}`),
     ]);
+    addGameLabels(this.game);
     this.notify(true);
   }
 

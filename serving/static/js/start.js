@@ -6,7 +6,7 @@ import { h } from './dom.js';
 import { clearError, showError } from './errors.js';
 import { onLanguageChange, t, tOr } from './i18n.js';
 import './i18n/start.js';
-import { gameName, seatName } from './i18n/common.js';
+import { addGameLabels, gameName, seatName } from './i18n/common.js';
 import { openRules } from './rules.js';
 import { offlineLevels } from './offline/engine.js';
 
@@ -198,6 +198,7 @@ let stopRelabel = null; // the language listener of the start screen last render
  * was chosen). */
 export async function renderStart(root, onCreated, onOffline, keep = null) {
   const games = await getJSON('/v1/games');
+  games.forEach(addGameLabels);
   if (stopRelabel) stopRelabel();
   stopRelabel = onLanguageChange(() => {
     if (root.hidden || !root.contains(form)) return;
