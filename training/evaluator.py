@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from envs.core import Game
+from envs.core import Game, PointOutcome
 
 log = logging.getLogger(__name__)
 
@@ -284,3 +284,19 @@ def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Ca
             log.warning("network kept eager: its trace does not match on another batch")
             return model
     return frozen
+
+
+def network_outcome(model: Any, game: Game, state: Any) -> PointOutcome | None:
+    """What a network's ownership and score heads (``forward_aux``, KataGo's auxiliary heads)
+    say of ``state``, from the side to move's view, as the game names its points; None when
+    the network has no such heads or the game no points to own. One eager forward pass:
+    asked once per analysis, beside the search's batched evaluations."""
+    import torch
+
+    if getattr(model, "aux", None) is None or not hasattr(model, "forward_aux"):
+        return None
+    obs = torch.from_numpy(np.ascontiguousarray(game.observation(state), dtype=np.float32))
+    device = next(model.parameters()).device
+    with torch.inference_mode():
+        _, _, ownership, score = model.forward_aux(obs.unsqueeze(0).to(device))
+    return game.read_outcome(ownership[0].cpu().numpy(), float(score[0]))
