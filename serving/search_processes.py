@@ -19,7 +19,9 @@ that builds an AIEngine), so this module knows only the :class:`SearchEngine` pr
 
 The wire: the parent sends ``(id, method, args)`` and the worker answers ``(id, ok, payload)``
 where a failure carries the service error's class name, message and detail, so the same JSON
-error reaches the client as in-process.
+error reaches the client as in-process. An analysis also sends its partial reports as
+``(id, None, report)`` before its answer, and the parent stops one with
+``(_, "cancel", (id,))``.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ class SearchEngine(Protocol):
     def analyse(self, game: Game, state: Any, level_id: str | None, seed: int | None,
                 variety: Any = None) -> Any: ...
 
+    def analysis(self, game: Game, state: Any, level_id: str | None, budget: Any,
+                 report: Callable[[Any], None], cancel: threading.Event) -> Any: ...
+
     def stats(self) -> dict[str, Any]: ...
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future: ...
@@ -65,6 +70,7 @@ EngineFactory = Callable[[], SearchEngine]
 
 
 PARENT_POLL_SECONDS = 0.5  # how often a worker checks that its server still runs
+CANCEL_POLL_SECONDS = 0.02  # how often a waiting analysis looks whether it was cancelled
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
@@ -97,6 +103,8 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
     _die_with_parent(parent_pid)
     engine = make_engine()
     send_lock = threading.Lock()
+    # The analyses running here, by request id: a "cancel" message sets its event.
+    cancels: dict[int, threading.Event] = {}
 
     def reply(message: tuple[Any, ...]) -> None:
         with send_lock:
@@ -104,7 +112,14 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
 
     def handle(request_id: int, method: str, args: tuple[Any, ...]) -> None:
         try:
-            result = engine.stats() if method == "stats" else engine.analyse(*args)
+            if method == "stats":
+                result = engine.stats()
+            elif method == "analysis":
+                result = engine.analysis(
+                    *args, lambda partial: reply((request_id, None, partial)),
+                    cancels[request_id])
+            else:
+                result = engine.analyse(*args)
         except ServiceError as exc:
             reply((request_id, False, (type(exc).__name__, exc.message, exc.detail)))
         except QizeroError as exc:  # bad input the engine found: 422, as in the server process
@@ -114,6 +129,8 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
             reply((request_id, False, ("Exception", f"{type(exc).__name__}: {exc}", {})))
         else:
             reply((request_id, True, result))
+        finally:
+            cancels.pop(request_id, None)
 
     while True:
         try:
@@ -124,7 +141,13 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
             os._exit(0)
         if method == "stats":  # answered at once, not queued behind searches
             handle(request_id, method, args)
+        elif method == "cancel":  # an analysis in flight stops at its next step
+            cancelled = cancels.get(args[0])
+            if cancelled is not None:
+                cancelled.set()
         else:
+            if method == "analysis":
+                cancels[request_id] = threading.Event()
             engine.submit(handle, request_id, method, args)
 
 
@@ -142,6 +165,8 @@ class _Worker:
     process: Any
     conn: Connection
     pending: dict[int, Future] = field(default_factory=dict)
+    # Where the partial reports of an analysis in flight go, by request id.
+    partials: dict[int, Callable[[Any], None]] = field(default_factory=dict)
     send_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -187,7 +212,7 @@ class SearchProcesses:
         while True:
             self._read(worker)
             with self._lock:
-                lost, worker.pending = worker.pending, {}
+                lost, worker.pending, worker.partials = worker.pending, {}, {}
                 replace = not self._closed and worker in self._workers
                 if replace:
                     log.warning("a search process stopped (exit code %s): starting another",
@@ -211,8 +236,15 @@ class SearchProcesses:
                 request_id, ok, payload = worker.conn.recv()
             except (EOFError, OSError, TypeError):  # TypeError: close() closed it under us
                 return
+            if ok is None:  # a partial report of an analysis: its request goes on
+                with self._lock:
+                    partial = worker.partials.get(request_id)
+                if partial is not None:
+                    partial(payload)
+                continue
             with self._lock:
                 future = worker.pending.pop(request_id, None)
+                worker.partials.pop(request_id, None)
             if future is None:
                 continue
             try:
@@ -223,9 +255,15 @@ class SearchProcesses:
             except InvalidStateError:  # failed meanwhile by close()
                 pass
 
-    def _send(self, worker: _Worker | None, method: str, args: tuple[Any, ...]) -> Future:
+    def _send(
+        self,
+        worker: _Worker | None,
+        method: str,
+        args: tuple[Any, ...],
+        partial: Callable[[Any], None] | None = None,
+    ) -> tuple[Future, _Worker, int]:
         """Send a request to ``worker`` (None: the least busy one); its answer resolves the
-        future (a worker that dies fails it)."""
+        future (a worker that dies fails it), its partial reports go to ``partial``."""
         future: Future = Future()
         with self._lock:
             if self._closed:
@@ -234,23 +272,44 @@ class SearchProcesses:
                 worker = min(self._workers, key=lambda w: len(w.pending))
             request_id = next(self._ids)
             worker.pending[request_id] = future
+            if partial is not None:
+                worker.partials[request_id] = partial
+        self._post(worker, (request_id, method, args))
+        return future, worker, request_id
+
+    @staticmethod
+    def _post(worker: _Worker, message: tuple[Any, ...]) -> None:
         try:
             with worker.send_lock:
-                worker.conn.send((request_id, method, args))
+                worker.conn.send(message)
         except (OSError, ValueError):  # the worker is gone; its reader fails the future
             pass
-        return future
+
+    def analysis(
+        self, args: tuple[Any, ...], report: Callable[[Any], None], cancel: threading.Event
+    ) -> Any:
+        """The engine's ``analysis`` in the least busy worker (blocks until it answers):
+        its partial reports go to ``report``; once ``cancel`` is set, the worker is told to
+        stop that search at its next step (and still answers with what it found)."""
+        future, worker, request_id = self._send(None, "analysis", args, report)
+        while True:
+            try:
+                return future.result(timeout=CANCEL_POLL_SECONDS)
+            except TimeoutError:
+                if cancel.is_set():
+                    self._post(worker, (next(self._ids), "cancel", (request_id,)))
+                    return future.result()
 
     def analyse(self, *args: Any) -> Any:
         """The engine's ``analyse`` in the least busy worker (blocks until it answers)."""
-        return self._send(None, "analyse", args).result()
+        return self._send(None, "analyse", args)[0].result()
 
     def stats(self, timeout: float = 60.0) -> list[dict[str, Any] | None]:
         """Each worker's engine ``stats()``; None for a worker that did not answer within
         ``timeout`` seconds (still starting: importing torch takes seconds on a busy machine)."""
         with self._lock:
             workers = list(self._workers)
-        futures = [self._send(w, "stats", ()) for w in workers]
+        futures = [self._send(w, "stats", ())[0] for w in workers]
         deadline = time.monotonic() + timeout  # one wait for all of them, not one each
         answers: list[dict[str, Any] | None] = []
         for future in futures:
