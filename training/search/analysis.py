@@ -5,7 +5,8 @@ result, while an analysis board (KataGo's analysis engine, Lizzie, lichess) show
 while it runs and lets the user stop it. So this drives the shared :class:`Tree` step by step:
 after every step it may hand a snapshot (:class:`RootReport`) to ``report`` (at most every
 ``interval`` seconds), and it stops at the first step after the budget (visits or seconds) is
-spent or ``cancel`` is set. Every algorithm (Gumbel, PUCT, UCT) and every evaluator works as in
+spent, ``cancel`` is set, or the MCTS-Solver has proved the root (its value is then exact: more
+simulations would add nothing). Every algorithm (Gumbel, PUCT, UCT) and every evaluator works as in
 a move search: the same tree, the same batching (``cfg.batch``), the same evaluator calls.
 
 A snapshot is read between steps, when no descent is in flight (no virtual loss counted).
@@ -88,7 +89,7 @@ def analyse(
     tree.start(priors[0], float(values[0]), None)
     deadline = t0 + seconds if seconds is not None else None
     next_report = t0 + interval if interval is not None else None
-    while tree.started < cfg.simulations:
+    while tree.started < cfg.simulations and tree.root.proven is None:
         if cancel is not None and cancel.is_set():
             break
         now = time.perf_counter()
