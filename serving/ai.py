@@ -285,16 +285,15 @@ class AIEngine:
         """Analyse ``state`` with a level's network and search (blocking; call it from a
         worker thread): partial reports go to ``report``, the final one is returned; setting
         ``cancel`` ends the search at its next step (the final report then says what it found
-        so far). In a search process when the engine has them, like :meth:`analyse`."""
+        so far). In a search process when the engine has them, like :meth:`analyse`. Not
+        counted in ``on_search``: the metrics time move searches, and an analysis lasts as
+        long as its client asks."""
         if game.is_terminal(state):
             raise BadInput("the game is over: there is no position to analyse")
         if self.stopping:
             raise Unavailable("the service is stopping; try again")
         if self.processes is not None:
-            final = self.processes.analysis((game, state, level_id, budget), report, cancel)
-            if self.on_search is not None:
-                self.on_search(game.spec.id, final["level"], final["seconds"])
-            return final
+            return self.processes.analysis((game, state, level_id, budget), report, cancel)
         from training.evaluator import network_outcome
         from training.players import SearchPlayer
         from training.search.analysis import analyse, analysis_config
@@ -323,8 +322,6 @@ class AIEngine:
             np.random.default_rng(seed), seconds=budget.seconds, interval=budget.interval,
             report=lambda found: report(public(found)), cancel=cancel, top=budget.top,
         )
-        if self.on_search is not None:
-            self.on_search(game.spec.id, level.id, final.seconds)
         return public(final)
 
     def submit(self, fn: Any, *args: Any) -> Future:

@@ -272,6 +272,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             allow_origins=settings.cors_origins,
             allow_methods=["GET", "POST", "PUT", "DELETE"],
             allow_headers=["Authorization", "Content-Type"],
+            expose_headers=["X-Analysis-Id"],  # a cross-origin client stops its analysis
         )
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     # outermost: the request id, metrics and log line of every answer, the body limit's too
