@@ -62,6 +62,19 @@ def test_go_reports_the_score_lead_and_every_points_ownership(client) -> None:
     assert own["H5"] > 0 and own["E5"] < 0  # White to move: a dead Black stone, Black's wall
 
 
+@pytest.mark.parametrize("game, points", [("fangqi", None), ("trigolden", None),
+                                          ("stereo_go", 359)])
+def test_every_game_is_analysed_at_its_top_level(client, game: str, points: int | None) -> None:
+    r = client.post(f"/v1/games/{game}/analysis", json={"level": "5", "visits": 8})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["visits"] == 8 and body["moves"] and body["moves"][0]["visits"] > 0
+    if points is None:
+        assert body["ownership"] is None and body["score_lead"] is None
+    else:  # the cylinder: 17 x 21 points and the two poles
+        assert len(body["ownership"]) == points and {"NP", "SP"} <= set(body["ownership"])
+
+
 def test_partial_results_arrive_before_the_final_one(client) -> None:
     body = {"level": "5", "visits": 500, "seconds": 1.0, "interval": 0.05, "stream": True}
     with client.stream("POST", "/v1/games/jiugong/analysis", json=body) as r:
