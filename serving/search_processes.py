@@ -255,15 +255,20 @@ class SearchProcesses:
             except InvalidStateError:  # failed meanwhile by close()
                 pass
 
-    def _send(
+    def _send(self, worker: _Worker | None, method: str, args: tuple[Any, ...]) -> Future:
+        """Send a request to ``worker`` (None: the least busy one); its answer resolves the
+        future (a worker that dies fails it)."""
+        return self._start(worker, method, args)[0]
+
+    def _start(
         self,
         worker: _Worker | None,
         method: str,
         args: tuple[Any, ...],
         partial: Callable[[Any], None] | None = None,
     ) -> tuple[Future, _Worker, int]:
-        """Send a request to ``worker`` (None: the least busy one); its answer resolves the
-        future (a worker that dies fails it), its partial reports go to ``partial``."""
+        """:meth:`_send`, with where the request went (its worker and id) and where its
+        partial reports go (``partial``)."""
         future: Future = Future()
         with self._lock:
             if self._closed:
@@ -291,7 +296,7 @@ class SearchProcesses:
         """The engine's ``analysis`` in the least busy worker (blocks until it answers):
         its partial reports go to ``report``; once ``cancel`` is set, the worker is told to
         stop that search at its next step (and still answers with what it found)."""
-        future, worker, request_id = self._send(None, "analysis", args, report)
+        future, worker, request_id = self._start(None, "analysis", args, report)
         while True:
             try:
                 return future.result(timeout=CANCEL_POLL_SECONDS)
@@ -302,14 +307,14 @@ class SearchProcesses:
 
     def analyse(self, *args: Any) -> Any:
         """The engine's ``analyse`` in the least busy worker (blocks until it answers)."""
-        return self._send(None, "analyse", args)[0].result()
+        return self._send(None, "analyse", args).result()
 
     def stats(self, timeout: float = 60.0) -> list[dict[str, Any] | None]:
         """Each worker's engine ``stats()``; None for a worker that did not answer within
         ``timeout`` seconds (still starting: importing torch takes seconds on a busy machine)."""
         with self._lock:
             workers = list(self._workers)
-        futures = [self._send(w, "stats", ())[0] for w in workers]
+        futures = [self._send(w, "stats", ()) for w in workers]
         deadline = time.monotonic() + timeout  # one wait for all of them, not one each
         answers: list[dict[str, Any] | None] = []
         for future in futures:
