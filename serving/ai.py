@@ -294,7 +294,7 @@ class AIEngine:
             raise Unavailable("the service is stopping; try again")
         if self.processes is not None:
             return self.processes.analysis((game, state, level_id, budget), report, cancel)
-        from training.evaluator import network_outcome
+        from training.evaluator import network_outcome, playout_outcome
         from training.players import SearchPlayer
         from training.search.analysis import analyse, analysis_config
 
@@ -303,9 +303,11 @@ class AIEngine:
         seed = self._next_seed()
         player = self.player(game, level, seed)
         assert isinstance(player, SearchPlayer)
-        outcome = None
+        rng = np.random.default_rng(seed)
         if level.checkpoint is not None:
             outcome = network_outcome(self.model(level.checkpoint).loaded.model, game, state)
+        else:  # a level over random playouts: its ownership comes from playouts too
+            outcome = playout_outcome(game, state, rng)
 
         def public(found: Any) -> dict[str, Any]:
             return {
@@ -319,7 +321,7 @@ class AIEngine:
 
         final = analyse(
             game, state, player.evaluator, analysis_config(player.cfg, budget.visits),
-            np.random.default_rng(seed), seconds=budget.seconds, interval=budget.interval,
+            rng, seconds=budget.seconds, interval=budget.interval,
             report=lambda found: report(public(found)), cancel=cancel, top=budget.top,
         )
         return public(final)

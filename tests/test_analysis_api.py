@@ -75,6 +75,20 @@ def test_every_game_is_analysed_at_its_top_level(client, game: str, points: int 
         assert len(body["ownership"]) == points and {"NP", "SP"} <= set(body["ownership"])
 
 
+def test_a_baseline_go_level_reports_playout_ownership(tmp_path: Path) -> None:
+    """Without levels.json a game gets the baseline levels; pure MCTS searches random
+    playouts, and its ownership comes from them."""
+    with client_for(tmp_path, ladder_ai_players=False) as c:
+        r = c.post("/v1/games/stereo_go/analysis",
+                   json={"config": {"board": "9x9"}, "moves": ["E5"], "level": "mcts32",
+                         "visits": 8})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert len(body["ownership"]) == 81 and isinstance(body["score_lead"], float)
+        r = c.post("/v1/games/stereo_go/analysis", json={"level": "random"})
+        assert r.status_code == 422 and "does not search" in r.json()["message"]
+
+
 def test_partial_results_arrive_before_the_final_one(client) -> None:
     body = {"level": "5", "visits": 500, "seconds": 1.0, "interval": 0.05, "stream": True}
     with client.stream("POST", "/v1/games/jiugong/analysis", json=body) as r:

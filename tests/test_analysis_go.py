@@ -64,3 +64,18 @@ def test_read_outcome_averages_a_pole_and_scales_the_score() -> None:
     assert len(found.ownership) == game.board.n_points
     assert found.margin == pytest.approx(0.01 * game.board.n_points)
     assert make_game("jiugong").read_outcome(np.zeros((3, 3)), 0.0) is None
+
+
+def test_levels_without_a_network_estimate_ownership_from_playouts() -> None:
+    """A pure MCTS level has no heads: its ownership is the mean over random playouts (as
+    Monte Carlo programs show it), every point in [-1, 1], the margin a number of points."""
+    from training.evaluator import playout_outcome
+
+    game = make_game("stereo_go", board="9x9")
+    state = walls_and_a_dead_stone(game)
+    found = playout_outcome(game, state, np.random.default_rng(0), playouts=8)
+    assert found is not None and len(found.ownership) == 81
+    assert all(-1.0 <= v <= 1.0 for v in found.ownership.values())
+    assert abs(found.margin) <= 81 + game.config.komi
+    jiugong = make_game("jiugong")  # no ownership to estimate: no playouts run
+    assert playout_outcome(jiugong, jiugong.initial_state(), np.random.default_rng(0)) is None

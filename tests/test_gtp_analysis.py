@@ -45,7 +45,11 @@ class Output:
 @pytest.fixture(scope="module")
 def session():
     """A 9x9 master level served over a pipe, as a GUI would talk to it."""
-    engine = GtpEngine("level:5", board="9x9", seed=0, analysis_visits=48)
+    yield from served(GtpEngine("level:5", board="9x9", seed=0, analysis_visits=5000))
+
+
+def served(engine: GtpEngine):
+    """``(send, output)`` of ``engine`` serving a pipe on a thread, until quit."""
     read, write = os.pipe()
     inp, pipe = os.fdopen(read, "r"), os.fdopen(write, "w")
     out = Output()
@@ -67,7 +71,7 @@ def test_analyze_commands_run_until_the_next_command(session) -> None:
     send("play b E5")
     send("1 lz-analyze 5")
     out.wait_for(r"^=1$", 1)
-    out.wait_for(r"^info move", 2)  # lines while it searches (and one at its end)
+    out.wait_for(r"^info move", 2)  # lines while it searches (its budget lasts seconds)
     send("2 kata-analyze w 5 ownership true")
     out.wait_for(r"^=2$", 1)
     out.wait_for(r"ownership", 2)
@@ -96,6 +100,16 @@ def test_analyze_commands_run_until_the_next_command(session) -> None:
         values = line.split(" ownership ")[1].split()
         assert len(values) == 81 and all(-1 <= float(v) <= 1 for v in values)
         assert all(e[0] in game.board.names or e[0] == "pass" for e in entries)
+
+
+def test_pure_mcts_reports_playout_ownership() -> None:
+    session = served(GtpEngine("mcts:16", board="9x9", seed=0, analysis_visits=16))
+    send, out = next(session)
+    send("1 kata-analyze 5 ownership true")
+    out.wait_for(r"ownership", 1)  # the line at the end of its budget, at least
+    line = next(x for x in out.text.split("\n") if "ownership" in x)
+    assert KATA_ENTRY.findall(line) and len(line.split(" ownership ")[1].split()) == 81
+    next(session, None)  # quit
 
 
 def test_analysis_errors(session) -> None:

@@ -254,7 +254,7 @@ class GtpEngine:
     def _analyze(self, args: list[str], kata: bool) -> str:
         """``lz-analyze`` / ``kata-analyze``: answer ``=`` now, then lines while the search
         runs (training.gtp_analysis), until the next command."""
-        from training.evaluator import network_outcome
+        from training.evaluator import network_outcome, playout_outcome
         from training.players import SearchPlayer
 
         try:
@@ -268,8 +268,11 @@ class GtpEngine:
             raise GtpError("the game is over")
         if request.colour is not None and request.colour != self.game.to_play(self.state):
             raise GtpError(f"{COLOUR_NAMES[self.game.to_play(self.state)]} to play")
-        model = getattr(self.player.evaluator, "model", None)
-        outcome = network_outcome(model, self.game, self.state) if kata and model else None
+        outcome = None
+        if kata:  # the network's heads, or (pure MCTS) random playouts
+            model = getattr(self.player.evaluator, "model", None)
+            outcome = (network_outcome(model, self.game, self.state) if model is not None
+                       else playout_outcome(self.game, self.state, self.rng))
         self._write(f"={self._ident}\n")
         self.analyzer = Analyzer(
             self._write, self.game, self.state, self.player, request, kata,
