@@ -10,6 +10,8 @@ import { pointBoard } from './boards/points.js';
 import { fangqi, jiugong } from './boards/layouts.js';
 import { stereoGoBoard } from './boards/cylinder.js';
 import { trigoldenScreen } from './trigolden/screen.js';
+import { analysisPanel } from './analysis/panel.js';
+import { reviewPanel } from './review/panel.js';
 
 function scoreText(score) {
   return Object.entries(score).map(([seat, v]) => `${seat} ${v}`).join(' – ');
@@ -220,6 +222,9 @@ export function openGame(root, session, onLeave) {
   const board = isTri ? trigoldenScreen(session, run) : pointBoardFor(session);
   const info = h('p', { class: 'state-line' });
   const side = h('aside', { class: 'side' });
+  const analysis = analysisPanel(session, board);
+  const review = reviewPanel(session,
+    (past) => (isTri ? trigoldenScreen(past, run) : pointBoardFor(past)));
   root.replaceChildren(
     h('div', { class: 'game-head' },
       h('h2', {}, session.game.name),
@@ -235,9 +240,12 @@ export function openGame(root, session, onLeave) {
     timer.textContent = timerText(session);
     info.textContent = isTri ? '' : stateLine(session);
     board.update();
+    analysis.refresh();
     side.replaceChildren(
       ...(isTri ? [] : [seatsPanel(session), actionsPanel(session)]),
       ...session.extraPanels(),
+      analysis.el,
+      ...(review.finished ? [review.el] : []),
       moveList(session));
   }
 
@@ -247,6 +255,8 @@ export function openGame(root, session, onLeave) {
   const tick = setInterval(() => { timer.textContent = timerText(session); }, 250);
   return () => {
     unfollow();
+    analysis.stop();
+    review.stop();
     clearInterval(tick);
     session.listeners.clear();
   };
