@@ -9,6 +9,9 @@ import '../i18n/analysis.js';
 import { streamAnalysis } from './stream.js';
 import { drawAnalysis, winRate } from './overlay.js';
 
+const INTERVAL = 0.25; // seconds between partial results
+const BUDGETS = [null, 400, 1600, 6400]; // visits offered (null: the level's simulations)
+
 /** The position the board shows: a key that changes exactly when it does. */
 function positionKey(session) {
   return JSON.stringify([session.view.game, session.view.config, session.view.moves]);
@@ -24,6 +27,7 @@ export function analysisPanel(session, board) {
   let key = null;
   let result = null;
   let error = null;
+  let visits = null; // null: the level's own simulations
   const el = h('div', { class: 'analysis-panel', id: 'analysis-panel' });
 
   function stopSearch() {
@@ -38,7 +42,8 @@ export function analysisPanel(session, board) {
     error = null;
     if (session.view.status !== 'playing') return;
     key = positionKey(session);
-    const body = { config: session.view.config || {}, moves: session.view.moves };
+    const body = { config: session.view.config || {}, moves: session.view.moves,
+      visits, interval: INTERVAL };
     cancel = streamAnalysis(session.view.game, body, (r) => {
       result = r;
       show();
@@ -60,7 +65,13 @@ export function analysisPanel(session, board) {
       h('input', { type: 'checkbox', id: 'analysis-toggle', checked: on,
         onchange: (ev) => { on = ev.target.checked; if (on) start(); else stopSearch(); show(); } }),
       ` ${t('analysis.toggle')}`);
-    const parts = [h('h3', {}, t('analysis.title')), toggle];
+    const budget = h('select', { id: 'analysis-visits', onchange: (ev) => {
+      visits = ev.target.value ? Number(ev.target.value) : null;
+      if (on) start();
+      show();
+    } }, BUDGETS.map((n) => h('option', { value: n ?? '', selected: n === visits },
+      n ? t('analysis.budget', { visits: n }) : t('analysis.levelBudget'))));
+    const parts = [h('h3', {}, t('analysis.title')), toggle, ' ', budget];
     if (on && error) parts.push(h('p', { class: 'analysis-error' }, error));
     if (on && !error && !result && key === null) parts.push(h('p', {}, t('analysis.none')));
     if (on && result) parts.push(...summary(result));

@@ -14,6 +14,8 @@ addStrings({
     'analysis.rate': 'Win rate',
     'analysis.pv': 'Variation',
     'analysis.none': 'No analysis: the game is over.',
+    'analysis.budget': '{visits} visits',
+    'analysis.levelBudget': 'the level\'s visits',
   },
   zh: {
     'analysis.title': '分析',
@@ -27,5 +29,7 @@ addStrings({
     'analysis.rate': '胜率',
     'analysis.pv': '变化',
     'analysis.none': '对局已结束，无法分析。',
+    'analysis.budget': '{visits} 次访问',
+    'analysis.levelBudget': '按级别默认访问数',
   },
 });

@@ -1,6 +1,7 @@
 // The review after a finished game: GET /v1/sessions/{id}/review (computed once by the
-// service; offline games POST their move list), a value graph over the moves and the key mistakes; a click on either shows that
-// position (POST /v1/games/{game}/positions) on a board drawn the way the game screen draws.
+// service; offline games POST their move list), a value graph over the moves and the key
+// mistakes; a click on either shows that position (POST /v1/games/{game}/positions) on
+// a board drawn the way the game screen draws.
 
 import { h } from '../dom.js';
 import { api } from '../api.js';
