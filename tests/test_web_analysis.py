@@ -115,6 +115,8 @@ def test_review_graph_and_mistakes_after_a_game(page, server):  # noqa: F811
     mistakes = page.locator("#mistakes li")
     assert mistakes.count() >= 1
     assert "preferred" in mistakes.first.inner_text()
+    mistakes.first.locator("a").click()
+    page.wait_for_selector(".review-board .move-marks .preferred-move")
 
 
 def test_clicking_the_graph_shows_that_position(page, server):  # noqa: F811

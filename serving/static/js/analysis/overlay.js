@@ -60,3 +60,16 @@ export function drawAnalysis(boardEl, result, { mover = null, other = null } = {
   });
   svg.append(layer);
 }
+
+/** Ring the points of ``marks`` ([{move, cls}]) on the board: a played, a preferred move. */
+export function markMoves(boardEl, marks) {
+  const svg = boardEl.querySelector('svg.board-svg');
+  if (!svg) return;
+  const at = centres(svg);
+  const layer = s('g', { class: 'move-marks', 'pointer-events': 'none' });
+  for (const { move, cls } of marks) {
+    const p = at.get(movePoint(move));
+    if (p) layer.append(s('circle', { class: cls, cx: p.x, cy: p.y, r: p.r * 1.1 }));
+  }
+  svg.append(layer);
+}

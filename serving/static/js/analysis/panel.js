@@ -63,7 +63,12 @@ export function analysisPanel(session, board) {
     drawAnalysis(board.el, on ? result : null, seats());
     const toggle = h('label', { class: 'analysis-toggle' },
       h('input', { type: 'checkbox', id: 'analysis-toggle', checked: on,
-        onchange: (ev) => { on = ev.target.checked; if (on) start(); else stopSearch(); show(); } }),
+        onchange: (ev) => {
+          on = ev.target.checked;
+          if (on) start();
+          else stopSearch();
+          show();
+        } }),
       ` ${t('analysis.toggle')}`);
     const budget = h('select', { id: 'analysis-visits', onchange: (ev) => {
       visits = ev.target.value ? Number(ev.target.value) : null;

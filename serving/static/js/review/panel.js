@@ -8,6 +8,7 @@ import { api } from '../api.js';
 import { t, onLanguageChange } from '../i18n.js';
 import '../i18n/review.js';
 import { valueGraph } from './graph.js';
+import { markMoves } from '../analysis/overlay.js';
 
 /**
  * A read-only stand-in for ``session`` showing ``position`` after ``moves``: the boards read
@@ -41,7 +42,8 @@ export function reviewPanel(session, makeBoard) {
     show();
   }
 
-  async function pick(ply) {
+  /** Show the position after ``ply`` moves; for a mistake, ring its played and preferred move. */
+  async function pick(ply, mistake = null) {
     const moves = session.view.moves.slice(0, ply);
     try {
       const position = await api('POST', `/v1/games/${session.view.game}/positions`,
@@ -49,6 +51,10 @@ export function reviewPanel(session, makeBoard) {
       shown = ply;
       board = makeBoard(pastSession(session, moves, position));
       board.update();
+      if (mistake) {
+        markMoves(board.el, [{ move: mistake.move, cls: 'played-move' },
+          { move: mistake.preferred, cls: 'preferred-move' }]);
+      }
     } catch (err) {
       error = err.message;
     }
@@ -70,7 +76,7 @@ export function reviewPanel(session, makeBoard) {
       const list = h('ol', { class: 'mistakes', id: 'mistakes' });
       for (const m of review.mistakes) {
         list.append(h('li', { dataset: { ply: String(m.ply) } },
-          h('a', { href: '#', onclick: (ev) => { ev.preventDefault(); pick(m.ply); } },
+          h('a', { href: '#', onclick: (ev) => { ev.preventDefault(); pick(m.ply, m); } },
             t('review.mistake', { number: m.ply + 1, player: session.seats[m.player] ?? m.player,
               move: m.move, preferred: m.preferred, loss: m.loss.toFixed(2) }))));
       }
