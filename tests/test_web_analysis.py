@@ -79,10 +79,11 @@ def test_analysis_is_cancelled_when_turned_off(page, server):  # noqa: F811
 
 def test_go_board_has_ownership_shading(page, server):  # noqa: F811
     sid, token = _api_session(server, "stereo_go")
-    for move in ("b2", "h8"):
+    for _ in range(2):
+        view = httpx.get(f"{server}/v1/sessions/{sid}").json()
+        move = next(m for m in view["position"]["legal_moves"] if m != "pass")
         httpx.post(f"{server}/v1/sessions/{sid}/moves", headers=auth(token),
-                   json={"move": move, "version": httpx.get(
-                       f"{server}/v1/sessions/{sid}").json()["version"]}).raise_for_status()
+                   json={"move": move, "version": view["version"]}).raise_for_status()
     _open(page, server, sid, token)
     _turn_on_analysis(page, 400)
     _wait_final(page)
