@@ -78,7 +78,9 @@ def test_analysis_is_cancelled_when_turned_off(page, server):  # noqa: F811
 
 
 def test_go_board_has_ownership_shading(page, server):  # noqa: F811
-    sid, token = _api_session(server, "stereo_go")
+    players = httpx.get(f"{server}/v1/games/stereo_go").json()["players"]
+    sid, token = _api_session(server, "stereo_go", turn_seconds=None,
+                              seats={seat: {"type": "human"} for seat in players})
     for _ in range(2):
         view = httpx.get(f"{server}/v1/sessions/{sid}").json()
         move = next(m for m in view["position"]["legal_moves"] if m != "pass")
