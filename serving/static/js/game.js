@@ -14,6 +14,8 @@ import { onLanguageChange, t } from './i18n.js';
 import './i18n/game.js';
 import { gameName, seatName } from './i18n/common.js';
 import { rulesButton } from './rules.js';
+import { analysisPanel } from './analysis/panel.js';
+import { reviewPanel } from './review/panel.js';
 
 function scoreText(score) {
   return Object.entries(score).map(([seat, v]) => `${seatName(seat)} ${v}`).join(' – ');
@@ -256,6 +258,9 @@ export function openGame(root, session, onLeave) {
     rulesButton(session.view.game),
     h('button', { type: 'button', id: 'new-game', onclick: onLeave }, t(session.leaveLabel)));
   drawHead();
+  const analysis = analysisPanel(session, board);
+  const review = reviewPanel(session,
+    (past) => (isTri ? trigoldenScreen(past, run) : pointBoardFor(past)));
   root.replaceChildren(
     head,
     status, timer,
@@ -268,9 +273,12 @@ export function openGame(root, session, onLeave) {
     timer.textContent = timerText(session);
     info.textContent = isTri ? '' : stateLine(session);
     board.update();
+    analysis.refresh();
     side.replaceChildren(
       ...(isTri ? [] : [seatsPanel(session), actionsPanel(session)]),
       ...session.extraPanels(),
+      analysis.el,
+      ...(review.finished ? [review.el] : []),
       moveList(session));
   }
 
@@ -282,6 +290,8 @@ export function openGame(root, session, onLeave) {
   return () => {
     unfollow();
     unlabel();
+    analysis.stop();
+    review.stop();
     clearInterval(tick);
     session.listeners.clear();
   };

@@ -28,6 +28,11 @@ export class Session {
     return [];
   }
 
+  /** The request for this game's review (js/review/): [method, path, body]. */
+  reviewRequest() {
+    return ['GET', `/v1/sessions/${encodeURIComponent(this.id)}/review`, undefined];
+  }
+
   async load() {
     this.accept(await getJSON(`/v1/sessions/${encodeURIComponent(this.id)}`));
     [this.game, this.levels] = await Promise.all([

@@ -124,6 +124,12 @@ export class OfflineSession extends Session {
 
   async poll() {}
 
+  /** An offline game has no server session: its moves are reviewed as a move list. */
+  reviewRequest() {
+    return ['POST', `/v1/games/${this.view.game}/review`,
+      { config: this.view.config || {}, moves: this.view.moves }];
+  }
+
   /** No event stream to follow: the view changes only in this page. */
   follow() {
     return () => {};
