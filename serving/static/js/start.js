@@ -7,6 +7,7 @@ import { clearError, showError } from './errors.js';
 import { onLanguageChange, t, tOr } from './i18n.js';
 import './i18n/start.js';
 import { gameName, seatName } from './i18n/common.js';
+import { levelName } from './i18n/levels.js';
 import { openRules } from './rules.js';
 import { offlineLevels } from './offline/engine.js';
 
@@ -83,8 +84,10 @@ function variantButtons(game, levels, onChoose) {
 function seatInput(seat, levels) {
   const options = [h('option', { value: 'human' }, t('start.human'))];
   for (const lv of levels.levels) {
-    const elo = lv.elo !== null && lv.elo !== undefined ? ` (Elo ${Math.round(lv.elo)})` : '';
-    options.push(h('option', { value: `ai:${lv.id}` }, `${levels.prefix || t('start.ai')}: ${lv.label}${elo}`));
+    const level = lv.elo !== null && lv.elo !== undefined
+      ? t('level.elo', { level: levelName(lv.label), elo: Math.round(lv.elo) }) : levelName(lv.label);
+    options.push(h('option', { value: `ai:${lv.id}` },
+      t('level.option', { ai: levels.prefix || t('start.ai'), level })));
   }
   return h('label', { class: 'field' },
     h('span', { class: 'field-name' }, seatName(seat)),
