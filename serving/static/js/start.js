@@ -192,17 +192,39 @@ function sessionBody(game, form) {
   return body;
 }
 
+/** Every named field's value: what a language switch puts back in the re-rendered form. */
+function fieldValues(form) {
+  return Object.fromEntries([...form.elements]
+    .filter((el) => el.name && !(el.type === 'radio' && !el.checked))
+    .map((el) => [el.name, el.type === 'checkbox' ? el.checked : el.value]));
+}
+
+/** Put ``values`` (fieldValues) back; a list keeps its choice where it still offers it. */
+function restoreFields(form, values) {
+  for (const el of form.elements) {
+    if (!el.name || !(el.name in values)) continue;
+    const value = values[el.name];
+    if (el.type === 'checkbox') el.checked = value;
+    else if (el.type === 'radio') el.checked = el.value === value;
+    else if (el.tagName !== 'SELECT' || [...el.options].some((o) => o.value === value)) {
+      el.value = value;
+    }
+  }
+}
+
 let stopRelabel = null; // the language listener of the start screen last rendered
 
 /** Render the start screen into ``root``; ``onCreated(created)`` gets the API's answer,
- * ``onOffline({game, seats, manifest})`` an in-browser game to open. ``keep``: {id, config},
- * the game and options to show chosen (a language switch re-renders with what was chosen). */
+ * ``onOffline({game, seats, manifest})`` an in-browser game to open. ``keep``: {id, config,
+ * fields}, the game, options and every field to show chosen (a language switch re-renders
+ * with what was chosen: where to play, seats, timers). */
 export async function renderStart(root, onCreated, onOffline, keep = null) {
   const games = await getJSON('/v1/games');
   if (stopRelabel) stopRelabel();
   stopRelabel = onLanguageChange(() => {
     if (root.hidden || !root.contains(form)) return;
-    const chosen = current ? { id: current.id, config: chosenConfig(current, form) } : null;
+    const chosen = current
+      ? { id: current.id, config: chosenConfig(current, form), fields: fieldValues(form) } : null;
     renderStart(root, onCreated, onOffline, chosen).catch(showError);
   });
   const details = h('div', { class: 'game-details' });
@@ -210,6 +232,7 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
   const picker = h('div', { class: 'game-picker', role: 'radiogroup' });
   let current = null;
   let inBrowser = null; // the in-browser levels while the offline mode is chosen
+  let refreshSeats = null; // the chosen game's: offer the levels of the options chosen
 
   async function choose(game) {
     current = game;
@@ -230,8 +253,9 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
           optionsBox.dispatchEvent(new Event('change'));
         }))
       : null;
-    // Other options may have other trained levels: the seats offer those of the chosen options.
-    optionsBox?.addEventListener('change', async () => {
+    // Other options may have other trained levels: the seats offer those of the chosen options
+    // (in this browser, the in-browser levels stay).
+    refreshSeats = async () => {
       let chosen;
       try {
         chosen = await levelsFor(game, chosenConfig(game, form));
@@ -239,9 +263,10 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
         showError(err);
         return;
       }
-      if (current !== game) return;
+      if (current !== game || inBrowser) return;
       showSeats(chosen);
-    });
+    };
+    optionsBox?.addEventListener('change', refreshSeats);
     const sessionBox = h('fieldset', {}, h('legend', {}, t('start.session')), sessionInputs(game));
     const whereBox = offline && whereInput((browser) => {
       inBrowser = browser ? { ...offline, prefix: t('start.aiBrowser') } : null;
@@ -285,8 +310,15 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
   root.replaceChildren(form);
   const first = (keep && games.find((g) => g.id === keep.id)) || games[0];
   await choose(first);
-  if (keep && first.id === keep.id && first.options.length && current === first) {
+  if (!keep || first.id !== keep.id || current !== first) return;
+  if (first.options.length) {
     applyOptions(first, form, keep.config);
-    details.querySelector('fieldset')?.dispatchEvent(new Event('change'));
+    await refreshSeats();
   }
+  const browser = form.querySelector('input[name="where"][value="browser"]');
+  if (browser && keep.fields.where === 'browser') {
+    browser.checked = true;
+    browser.dispatchEvent(new Event('change'));
+  }
+  restoreFields(form, keep.fields);
 }
