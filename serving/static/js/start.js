@@ -84,8 +84,9 @@ function variantButtons(game, levels, onChoose) {
 function seatInput(seat, levels) {
   const options = [h('option', { value: 'human' }, t('start.human'))];
   for (const lv of levels.levels) {
+    const name = levelName(lv.label);
     const level = lv.elo !== null && lv.elo !== undefined
-      ? t('level.elo', { level: levelName(lv.label), elo: Math.round(lv.elo) }) : levelName(lv.label);
+      ? t('level.elo', { level: name, elo: Math.round(lv.elo) }) : name;
     options.push(h('option', { value: `ai:${lv.id}` },
       t('level.option', { ai: levels.prefix || t('start.ai'), level })));
   }

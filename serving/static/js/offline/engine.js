@@ -43,7 +43,8 @@ export class OfflineEngine {
       else call.resolve(data.answer);
     };
     this.worker.onerror = (ev) => {
-      for (const call of this.pending.values()) call.reject(new Error(ev.message || t('offline.workerFailed')));
+      const why = ev.message || t('offline.workerFailed');
+      for (const call of this.pending.values()) call.reject(new Error(why));
       this.pending.clear();
     };
   }
