@@ -65,8 +65,9 @@ def mount_web_client(app: FastAPI) -> None:
 
     # The offline mode's files (serving/static/offline): the browser compiles WebAssembly
     # only from application/wasm; a model is bytes, not the text/plain of an unknown suffix.
+    # The Chinese webfont (serving/static/fonts): Python's table may not know .woff2.
     for suffix, media_type in ((".wasm", "application/wasm"), (".mjs", "text/javascript"),
-                               (".onnx", "application/octet-stream")):
+                               (".onnx", "application/octet-stream"), (".woff2", "font/woff2")):
         mimetypes.add_type(media_type, suffix)
 
     def serve(path: Path) -> Callable[[], FileResponse]:

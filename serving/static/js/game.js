@@ -13,6 +13,7 @@ import { trigoldenScreen } from './trigolden/screen.js';
 import { onLanguageChange, t } from './i18n.js';
 import './i18n/game.js';
 import { gameName, seatName } from './i18n/common.js';
+import { levelName } from './i18n/levels.js';
 import { rulesButton } from './rules.js';
 import { analysisPanel } from './analysis/panel.js';
 import { reviewPanel } from './review/panel.js';
@@ -110,7 +111,7 @@ function seatsPanel(session) {
     }, h('option', { value: 'human', selected: cfg.type === 'human' }, t('game.human')),
     session.levels.levels.map((lv) => h('option', {
       value: lv.id, selected: cfg.type === 'ai' && cfg.level === lv.id },
-    t('game.aiLevel', { level: lv.label }))));
+    t('game.aiLevel', { level: levelName(lv.label) }))));
     out.append(h('div', { class: `seat-row${session.toPlay === seat ? ' to-play' : ''}`,
       dataset: { seat } },
     h('span', { class: `swatch ${seat}` }),

@@ -5,6 +5,7 @@
 // while the stream is down.
 
 import { api, ApiError, getJSON } from './api.js';
+import { levelName } from './i18n/levels.js';
 
 const POLL_MS = 1000; // polling, only while the event stream is down
 const REOPEN_MS = 5000; // a stream the server closed is opened afresh after this long
@@ -180,7 +181,7 @@ export class Session {
 
   levelLabel(id) {
     const lv = this.levels.levels.find((l) => l.id === id);
-    return lv ? lv.label : id;
+    return lv ? levelName(lv.label) : id;
   }
 
   /** The level after ``id`` in the ladder (the AI icon cycles through them). */

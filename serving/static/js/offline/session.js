@@ -5,6 +5,8 @@
 // server: the game lives in this page and in localStorage (a reload resumes it, once the page
 // and its levels load again).
 
+import { PageError } from '../errors.js';
+import { gameName, seatName } from '../i18n/common.js';
 import { Session } from '../session.js';
 import { readStored } from '../store.js';
 import { OfflineEngine, offlineKey, offlineLevels } from './engine.js';
@@ -27,7 +29,7 @@ export class OfflineSession extends Session {
    * ``events`` so far; ``manifest``: the in-browser levels, when the caller has them already. */
   static async open(saved, manifest = null) {
     const levels = manifest || await offlineLevels(saved.game.id, saved.config);
-    if (!levels) throw new Error(`${saved.game.name} has no AI levels that run in this browser`);
+    if (!levels) throw new PageError('offline.noLevels', { game: () => gameName(saved.game.id) });
     const session = new OfflineSession(saved, levels, await OfflineEngine.start(levels));
     session.save();
     session.think();
@@ -136,12 +138,15 @@ export class OfflineSession extends Session {
   }
 
   async write() {
-    throw new Error('an offline game has no server session');
+    throw new PageError('offline.noServer');
   }
 
   async move(move) {
     const seat = this.toPlay;
-    if (!this.humanToPlay) throw new Error(seat ? `${seat} is played by the AI` : 'the game is over');
+    if (!this.humanToPlay) {
+      throw seat ? new PageError('offline.aiSeat', { seat: () => seatName(seat) })
+        : new PageError('offline.over');
+    }
     this.play({ t: 'move', seat, m: move });
     this.changed();
     this.think();
