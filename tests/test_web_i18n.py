@@ -13,7 +13,9 @@ the other language:
   carries (the games' own names do).
 
 Text in an element marked with another ``lang`` (the switch's 中文 / English buttons) and data
-(the session id, the move list, the API's option names shown as tooltips) are not labels.
+(the session id, the move list, the API's option names shown as tooltips, and whatever is
+marked `translate="no"`: board coordinates and axis letters, the notation's names) are not
+labels.
 The choice is remembered across a reload, the default follows the browser's language, the
 Chinese webfont is loaded when Chinese is shown, and no console error appears.
 """
@@ -38,7 +40,7 @@ TABLES = sorted(p.name for p in (STATIC_DIR / "js" / "i18n").glob("*.js"))
 
 # Every visible label of the page and of its open dialogs, skipping data and other languages.
 VISIBLE_TEXT = r"""() => {
-  const DATA = '.session-id, .move-list, code';
+  const DATA = '.session-id, .move-list, code, [translate="no"]';  // notation, not labels
   const shown = (el) => el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })
     && el.getClientRects().length > 0;
   const ownLanguage = (el) => {
