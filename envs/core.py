@@ -152,6 +152,15 @@ class OutcomeTargets:
     score: float
 
 
+@dataclass(frozen=True)
+class PointOutcome:
+    """Who owns each point and the margin, as a game names them (:meth:`Game.read_outcome`):
+    ``ownership`` maps every point's move string to -1..1, ``margin`` is in points."""
+
+    ownership: dict[str, float]
+    margin: float
+
+
 class Game(abc.ABC, Generic[S]):
     """A game's rules, bound to one configuration.
 
@@ -221,6 +230,13 @@ class Game(abc.ABC, Generic[S]):
         alone says only who won, these say where and by how much, which teaches a small
         network much faster (Wu 2019). ``None``: the game has none.
         """
+        return None
+
+    def read_outcome(self, ownership: np.ndarray, score: float) -> PointOutcome | None:
+        """*Default: none.* The inverse of :meth:`outcome_targets`: what a network's ownership
+        and score heads say (``ownership`` on the observation grid, ``score`` the margin per
+        point, both in one player's view) as each point's ownership, keyed by the point's move
+        string, and the margin in points, in that same view. ``None``: the game has none."""
         return None
 
     @abc.abstractmethod

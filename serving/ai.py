@@ -35,6 +35,22 @@ from serving.search_processes import SearchProcesses
 from training.variety import OpeningVariety
 
 
+@dataclass(frozen=True)
+class AnalysisBudget:
+    """What an analysis may spend and how it reports (checked against the settings by the
+    route): ``visits`` simulations, ``seconds`` of wall time, a partial report every
+    ``interval`` seconds, ``top`` root moves listed."""
+
+    visits: int
+    seconds: float
+    interval: float
+    top: int
+
+
+#: Receives each report of an analysis, as JSON (``AnalysisPublic`` without its id).
+ReportFn = Callable[[dict[str, Any]], None]
+
+
 @dataclass
 class Suggestion:
     move: str
@@ -261,6 +277,73 @@ class AIEngine:
         chunks = [evaluator.evaluate(game, list(states[i:i + self.max_batch]))[1]
                   for i in range(0, len(states), self.max_batch)]
         return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
+
+    def level_simulations(self, game: Game, level: Level) -> int:
+        """The simulations of a level's own search: an analysis's default budget. 422 for a
+        level that does not search (a random or greedy baseline has nothing to report)."""
+        from training.config import SearchConfig
+        from training.players import SearchPlayer
+
+        if level.player is None:
+            return SearchConfig.model_validate(level.search).simulations
+        player = self.player(game, level, 0)
+        if not isinstance(player, SearchPlayer):
+            raise BadInput(f"level {level.id!r} ({level.player}) does not search: it has no "
+                           "analysis to give; choose a level that searches", level=level.id)
+        return player.cfg.simulations
+
+    def analysis(
+        self,
+        game: Game,
+        state: Any,
+        level_id: str | None,
+        budget: AnalysisBudget,
+        report: ReportFn,
+        cancel: threading.Event,
+    ) -> dict[str, Any]:
+        """Analyse ``state`` with a level's network and search (blocking; call it from a
+        worker thread): partial reports go to ``report``, the final one is returned; setting
+        ``cancel`` ends the search at its next step (the final report then says what it found
+        so far). In a search process when the engine has them, like :meth:`analyse`. Not
+        counted in ``on_search``: the metrics time move searches, and an analysis lasts as
+        long as its client asks."""
+        if game.is_terminal(state):
+            raise BadInput("the game is over: there is no position to analyse")
+        if self.stopping:
+            raise Unavailable("the service is stopping; try again")
+        if self.processes is not None:
+            return self.processes.analysis((game, state, level_id, budget), report, cancel)
+        from training.evaluator import network_outcome, playout_outcome
+        from training.players import SearchPlayer
+        from training.search.analysis import analyse, analysis_config
+
+        level = self.table(game).get(level_id)
+        self.level_simulations(game, level)  # 422 for a level that does not search
+        seed = self._next_seed()
+        player = self.player(game, level, seed)
+        assert isinstance(player, SearchPlayer)
+        rng = np.random.default_rng(seed)
+        if level.checkpoint is not None:
+            outcome = network_outcome(self.model(level.checkpoint).loaded.model, game, state)
+        else:  # a level over random playouts: its ownership comes from playouts too
+            outcome = playout_outcome(game, state, rng)
+
+        def public(found: Any) -> dict[str, Any]:
+            return {
+                "final": found.final, "level": level.id, "visits": found.visits,
+                "seconds": found.seconds, "value": found.value,
+                "moves": [{"move": m.move, "visits": m.visits, "value": m.value,
+                           "prior": m.prior, "pv": m.pv} for m in found.moves],
+                "score_lead": None if outcome is None else outcome.margin,
+                "ownership": None if outcome is None else outcome.ownership,
+            }
+
+        final = analyse(
+            game, state, player.evaluator, analysis_config(player.cfg, budget.visits),
+            rng, seconds=budget.seconds, interval=budget.interval,
+            report=lambda found: report(public(found)), cancel=cancel, top=budget.top,
+        )
+        return public(final)
 
     def submit(self, fn: Any, *args: Any) -> Future:
         return self.pool.submit(fn, *args)

@@ -31,9 +31,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serving import schema
 from serving.ai import AIEngine
+from serving.analyses import Analyses
 from serving.api.methods import install_method_answers
 from serving.api.openapi import install_openapi
-from serving.api.routes import games, health, ladder, players, sessions
+from serving.api.routes import analysis, games, health, ladder, players, sessions
 from serving.db import SessionStore
 from serving.errors import error_body, install_handlers
 from serving.events import EventLog
@@ -64,8 +65,9 @@ def mount_web_client(app: FastAPI) -> None:
 
     # The offline mode's files (serving/static/offline): the browser compiles WebAssembly
     # only from application/wasm; a model is bytes, not the text/plain of an unknown suffix.
+    # The Chinese webfont (serving/static/fonts): Python's table may not know .woff2.
     for suffix, media_type in ((".wasm", "application/wasm"), (".mjs", "text/javascript"),
-                               (".onnx", "application/octet-stream")):
+                               (".onnx", "application/octet-stream"), (".woff2", "font/woff2")):
         mimetypes.add_type(media_type, suffix)
 
     def serve(path: Path) -> Callable[[], FileResponse]:
@@ -188,6 +190,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         ranking = Ladder(store, manager, levels, settings, clock)
         app.state.ai, app.state.sessions, app.state.events = ai, manager, store.events
         app.state.ladder = ranking
+        app.state.analyses = Analyses()
         app.state.rate_limiter = RateLimiter(
             store.engine, settings.rate_limit_window_seconds, clock)
         if metrics is not None:
@@ -201,6 +204,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         lifecycle.on_stop("presence", ranking.presence.close)
         lifecycle.on_stop("streams", store.events.wakeups.close)
         lifecycle.on_stop("sessions", manager.close)
+        lifecycle.on_stop("analyses", app.state.analyses.stop_all)
         lifecycle.on_stop("searches", ai.stop)
         lifecycle.on_stop("ladder", ranking.close)
         lifecycle.require("levels loaded", lambda: ai.warm_now())
@@ -237,6 +241,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         openapi_tags=[
             {"name": "health", "description": "liveness and readiness"},
             {"name": "games", "description": "catalogue, positions, suggestions"},
+            {"name": "analysis", "description": "analysis of a position while the AI "
+             "thinks: top moves, values, variations, Go ownership (docs/analysis.md)"},
             {"name": "sessions", "description": "stateful games between people and AI levels"},
             {"name": "ladder", "description": "ranking ladder: players, ranks and points, "
              "leaderboard, automatic matching (docs/ladder.md)"},
@@ -255,6 +261,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     install_openapi(app)
     app.include_router(health.router)
     app.include_router(games.router)
+    app.include_router(analysis.router)
     app.include_router(sessions.router)
     app.include_router(players.router)
     app.include_router(ladder.router)
@@ -266,6 +273,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             allow_origins=settings.cors_origins,
             allow_methods=["GET", "POST", "PUT", "DELETE"],
             allow_headers=["Authorization", "Content-Type"],
+            expose_headers=["X-Analysis-Id"],  # a cross-origin client stops its analysis
         )
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     # outermost: the request id, metrics and log line of every answer, the body limit's too

@@ -19,7 +19,9 @@ that builds an AIEngine), so this module knows only the :class:`SearchEngine` pr
 
 The wire: the parent sends ``(id, method, args)`` and the worker answers ``(id, ok, payload)``
 where a failure carries the service error's class name, message and detail, so the same JSON
-error reaches the client as in-process.
+error reaches the client as in-process. An analysis also sends its partial reports as
+``(id, None, report)`` before its answer, and the parent stops one with
+``(_, "cancel", (id,))``.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class SearchEngine(Protocol):
                 variety: Any = None) -> Any: ...
 
     def values(self, game: Game, states: list[Any], level_id: str | None) -> Any: ...
+    def analysis(self, game: Game, state: Any, level_id: str | None, budget: Any,
+                 report: Callable[[Any], None], cancel: threading.Event) -> Any: ...
 
     def stats(self) -> dict[str, Any]: ...
 
@@ -66,10 +70,12 @@ class SearchEngine(Protocol):
 EngineFactory = Callable[[], SearchEngine]
 
 
-#: The engine methods the server may call in a worker (the wire's ``method``).
+#: The engine methods the server may call in a worker (the wire's ``method``), besides
+#: ``analysis``, which also takes the worker's report callback and cancel event.
 WORKER_METHODS = frozenset({"analyse", "values", "stats"})
 
 PARENT_POLL_SECONDS = 0.5  # how often a worker checks that its server still runs
+CANCEL_POLL_SECONDS = 0.02  # how often a waiting analysis looks whether it was cancelled
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
@@ -102,6 +108,8 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
     _die_with_parent(parent_pid)
     engine = make_engine()
     send_lock = threading.Lock()
+    # The analyses running here, by request id: a "cancel" message sets its event.
+    cancels: dict[int, threading.Event] = {}
 
     def reply(message: tuple[Any, ...]) -> None:
         with send_lock:
@@ -109,9 +117,14 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
 
     def handle(request_id: int, method: str, args: tuple[Any, ...]) -> None:
         try:
-            if method not in WORKER_METHODS:
+            if method == "analysis":
+                result = engine.analysis(
+                    *args, lambda partial: reply((request_id, None, partial)),
+                    cancels[request_id])
+            elif method in WORKER_METHODS:
+                result = getattr(engine, method)(*args)
+            else:
                 raise ValueError(f"no engine method {method!r} for a worker")
-            result = getattr(engine, method)(*args)
         except ServiceError as exc:
             reply((request_id, False, (type(exc).__name__, exc.message, exc.detail)))
         except QizeroError as exc:  # bad input the engine found: 422, as in the server process
@@ -121,6 +134,8 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
             reply((request_id, False, ("Exception", f"{type(exc).__name__}: {exc}", {})))
         else:
             reply((request_id, True, result))
+        finally:
+            cancels.pop(request_id, None)
 
     while True:
         try:
@@ -131,7 +146,13 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
             os._exit(0)
         if method == "stats":  # answered at once, not queued behind searches
             handle(request_id, method, args)
+        elif method == "cancel":  # an analysis in flight stops at its next step
+            cancelled = cancels.get(args[0])
+            if cancelled is not None:
+                cancelled.set()
         else:
+            if method == "analysis":
+                cancels[request_id] = threading.Event()
             engine.submit(handle, request_id, method, args)
 
 
@@ -149,6 +170,8 @@ class _Worker:
     process: Any
     conn: Connection
     pending: dict[int, Future] = field(default_factory=dict)
+    # Where the partial reports of an analysis in flight go, by request id.
+    partials: dict[int, Callable[[Any], None]] = field(default_factory=dict)
     send_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -194,7 +217,7 @@ class SearchProcesses:
         while True:
             self._read(worker)
             with self._lock:
-                lost, worker.pending = worker.pending, {}
+                lost, worker.pending, worker.partials = worker.pending, {}, {}
                 replace = not self._closed and worker in self._workers
                 if replace:
                     log.warning("a search process stopped (exit code %s): starting another",
@@ -218,8 +241,15 @@ class SearchProcesses:
                 request_id, ok, payload = worker.conn.recv()
             except (EOFError, OSError, TypeError):  # TypeError: close() closed it under us
                 return
+            if ok is None:  # a partial report of an analysis: its request goes on
+                with self._lock:
+                    partial = worker.partials.get(request_id)
+                if partial is not None:
+                    partial(payload)
+                continue
             with self._lock:
                 future = worker.pending.pop(request_id, None)
+                worker.partials.pop(request_id, None)
             if future is None:
                 continue
             try:
@@ -233,6 +263,17 @@ class SearchProcesses:
     def _send(self, worker: _Worker | None, method: str, args: tuple[Any, ...]) -> Future:
         """Send a request to ``worker`` (None: the least busy one); its answer resolves the
         future (a worker that dies fails it)."""
+        return self._start(worker, method, args)[0]
+
+    def _start(
+        self,
+        worker: _Worker | None,
+        method: str,
+        args: tuple[Any, ...],
+        partial: Callable[[Any], None] | None = None,
+    ) -> tuple[Future, _Worker, int]:
+        """:meth:`_send`, with where the request went (its worker and id) and where its
+        partial reports go (``partial``)."""
         future: Future = Future()
         with self._lock:
             if self._closed:
@@ -241,12 +282,33 @@ class SearchProcesses:
                 worker = min(self._workers, key=lambda w: len(w.pending))
             request_id = next(self._ids)
             worker.pending[request_id] = future
+            if partial is not None:
+                worker.partials[request_id] = partial
+        self._post(worker, (request_id, method, args))
+        return future, worker, request_id
+
+    @staticmethod
+    def _post(worker: _Worker, message: tuple[Any, ...]) -> None:
         try:
             with worker.send_lock:
-                worker.conn.send((request_id, method, args))
+                worker.conn.send(message)
         except (OSError, ValueError):  # the worker is gone; its reader fails the future
             pass
-        return future
+
+    def analysis(
+        self, args: tuple[Any, ...], report: Callable[[Any], None], cancel: threading.Event
+    ) -> Any:
+        """The engine's ``analysis`` in the least busy worker (blocks until it answers):
+        its partial reports go to ``report``; once ``cancel`` is set, the worker is told to
+        stop that search at its next step (and still answers with what it found)."""
+        future, worker, request_id = self._start(None, "analysis", args, report)
+        while True:
+            try:
+                return future.result(timeout=CANCEL_POLL_SECONDS)
+            except TimeoutError:
+                if cancel.is_set():
+                    self._post(worker, (next(self._ids), "cancel", (request_id,)))
+                    return future.result()
 
     def analyse(self, *args: Any) -> Any:
         """The engine's ``analyse`` in the least busy worker (blocks until it answers)."""

@@ -49,6 +49,12 @@ class Settings(BaseSettings):
     # network call (training.evaluator.CachedInfer).
     eval_cache_mb: int = Field(64, ge=0, le=65_536)
 
+    # Analysis (POST /v1/games/{game}/analysis): the most simulations and seconds one
+    # analysis may ask for (more is refused with 422); without a time budget it stops after
+    # analysis_max_seconds anyway.
+    analysis_max_visits: int = Field(20_000, ge=1, le=100_000)
+    analysis_max_seconds: float = Field(60.0, gt=0, le=3_600)
+
     # Limits on input.
     max_body_bytes: int = Field(256 * 1024, ge=1024)
     max_moves: int = Field(4000, ge=1)

@@ -77,7 +77,8 @@ def world(client: TestClient) -> dict[str, Any]:
     return {
         "params": {"game": "jiugong", "session_id": s.json()["session"]["id"], "seat": "south",
                    "answer": "accept", "player_id": lin["player"]["id"],
-                   "challenge_id": c.json()["id"]},
+                   "challenge_id": c.json()["id"],
+                   "analysis_id": "0" * 16},  # none running: its DELETE answers 404
         "session_token": s.json()["owner_token"],
         "trigolden": (t.json()["session"]["id"], t.json()["owner_token"]),
         "player_token": lin["token"],

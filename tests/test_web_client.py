@@ -51,7 +51,8 @@ def test_index_is_served_at_root(tmp_path):
 def test_assets_are_served_with_their_content_type(tmp_path, asset):
     expected = {".js": "javascript", ".mjs": "javascript", ".css": "text/css",
                 ".html": "text/html", ".json": "application/json", ".wasm": "application/wasm",
-                ".onnx": "application/octet-stream"}[asset.suffix]
+                ".onnx": "application/octet-stream", ".woff2": "font/woff2",
+                ".txt": "text/plain"}[asset.suffix]
     with client_for(tmp_path) as client:
         r = client.get("/" + asset.relative_to(STATIC_DIR).as_posix())
         assert r.status_code == 200

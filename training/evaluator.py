@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from envs.core import Game
+from envs.core import Game, PointOutcome
 
 log = logging.getLogger(__name__)
 
@@ -284,3 +284,53 @@ def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Ca
             log.warning("network kept eager: its trace does not match on another batch")
             return model
     return frozen
+
+
+def network_outcome(model: Any, game: Game, state: Any) -> PointOutcome | None:
+    """What a network's ownership and score heads (``forward_aux``, KataGo's auxiliary heads)
+    say of ``state``, from the side to move's view, as the game names its points; None when
+    the network has no such heads or the game no points to own. One eager forward pass:
+    asked once per analysis, beside the search's batched evaluations."""
+    import torch
+
+    if getattr(model, "aux", None) is None or not hasattr(model, "forward_aux"):
+        return None
+    obs = torch.from_numpy(np.ascontiguousarray(game.observation(state), dtype=np.float32))
+    device = next(model.parameters()).device
+    with torch.inference_mode():
+        _, _, ownership, score = model.forward_aux(obs.unsqueeze(0).to(device))
+    return game.read_outcome(ownership[0].cpu().numpy(), float(score[0]))
+
+
+#: Random playouts behind a playout ownership map (:func:`playout_outcome`).
+OUTCOME_PLAYOUTS = 16
+
+
+def playout_outcome(
+    game: Game, state: Any, rng: np.random.Generator, playouts: int = OUTCOME_PLAYOUTS,
+    max_plies: int = 1000,
+) -> PointOutcome | None:
+    """Ownership and margin as pure Monte Carlo programs (Fuego, Pachi) estimate them without
+    a network: the mean of :meth:`Game.outcome_targets` over ``playouts`` uniformly random
+    games from ``state``, from the side to move's view; for the levels that search over
+    random playouts. None where the game has no such targets (or no playout ended)."""
+    if game.outcome_targets(state) is None:  # the game has none (the default): no playouts
+        return None
+    mover = game.to_play(state)
+    grids, scores = [], []
+    for _ in range(playouts):
+        s = state
+        for _ in range(max_plies):
+            if game.is_terminal(s):
+                break
+            legal = np.flatnonzero(game.legal_mask(s))
+            s = game.apply(s, int(legal[rng.integers(len(legal))]))
+        targets = game.outcome_targets(s) if game.is_terminal(s) else None
+        if targets is None:
+            continue
+        grids.append(targets.ownership)
+        scores.append(targets.score)
+    if not grids:
+        return None
+    sign = 1.0 if mover == 0 else -1.0  # the targets are the first player's
+    return game.read_outcome(sign * np.mean(grids, axis=0), sign * float(np.mean(scores)))

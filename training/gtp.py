@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
@@ -36,8 +37,10 @@ import numpy as np
 
 from envs import make_game
 from envs.core import ConfigError, IllegalMove, QizeroError
+from training.gtp_analysis import Analyzer, parse_request
 
 PROTOCOL_VERSION = "2"
+STREAMING = "<the command prints its own response>"  # a handler's answer: nothing to add
 COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
 COLOUR_NAMES = ("black", "white")
 
@@ -70,6 +73,7 @@ class GtpEngine:
         rules: str = "area",
         max_moves: int = 0,
         seed: int = 0,
+        analysis_visits: int = 1000,
     ) -> None:
         self.options: dict[str, Any] = {
             "board": board, "komi": float(komi), "rules": rules, "max_moves": max_moves,
@@ -83,6 +87,14 @@ class GtpEngine:
         self.actions: list[int] = []
         self.state = self.game.initial_state()
         self.finished = False  # set by quit
+        self.seed = seed
+        # lz-analyze / kata-analyze (training.gtp_analysis): the search's budget, the output
+        # it prints to (serve() sets it), the one in flight.
+        self.analysis_visits = analysis_visits
+        self.out: IO[str] = sys.stdout
+        self._write_lock = threading.Lock()
+        self._ident = ""
+        self.analyzer: Analyzer | None = None
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda a: PROTOCOL_VERSION,
             "name": lambda a: "qizero",
@@ -97,6 +109,8 @@ class GtpEngine:
             "undo": self._undo,
             "showboard": lambda a: "\n" + self.game.render(self.state),
             "final_score": self._final_score,
+            "lz-analyze": lambda a: self._analyze(a, kata=False),
+            "kata-analyze": lambda a: self._analyze(a, kata=True),
             "quit": self._quit,
         }
 
@@ -107,6 +121,7 @@ class GtpEngine:
         line = line.split("#", 1)[0].replace("\t", " ").strip()
         if not line:
             return None
+        self.stop_analysis()  # any command stops an analysis and ends its response
         words = line.split()
         ident = ""
         if words[0].isdigit():
@@ -117,8 +132,11 @@ class GtpEngine:
         handler = self.commands.get(name)
         if handler is None:
             return f"?{ident} unknown command\n\n"
+        self._ident = ident
         try:
             result = handler(args)
+            if result is STREAMING:  # the analysis prints its own response
+                return ""
         except GtpError as exc:
             return f"?{ident} {exc}\n\n"
         except Exception as exc:  # noqa: BLE001 (a GTP server answers, it does not crash)
@@ -127,13 +145,28 @@ class GtpEngine:
         return f"={ident}{sep}{result}\n\n"
 
     def serve(self, inp: IO[str] = sys.stdin, out: IO[str] = sys.stdout) -> None:
-        for line in inp:
-            response = self.handle(line)
-            if response is not None:
-                out.write(response)
-                out.flush()
-            if self.finished:
-                break
+        self.out = out
+        try:
+            for line in inp:
+                response = self.handle(line)
+                if response:
+                    self._write(response)
+                if self.finished:
+                    break
+        finally:
+            self.stop_analysis()
+
+    def _write(self, text: str) -> None:
+        with self._write_lock:
+            self.out.write(text)
+            self.out.flush()
+
+    def stop_analysis(self) -> None:
+        """Stop the analysis in flight, if any, and end its response (the blank line)."""
+        if self.analyzer is not None:
+            self.analyzer.stop()
+            self.analyzer = None
+            self._write("\n")
 
     # ------------------------------------------------------------------ helpers
     def _colour(self, word: str) -> int:
@@ -217,6 +250,34 @@ class GtpEngine:
         self.state = self.game.apply(self.state, action)
         self.actions.append(action)
         return move
+
+    def _analyze(self, args: list[str], kata: bool) -> str:
+        """``lz-analyze`` / ``kata-analyze``: answer ``=`` now, then lines while the search
+        runs (training.gtp_analysis), until the next command."""
+        from training.evaluator import network_outcome, playout_outcome
+        from training.players import SearchPlayer
+
+        try:
+            request = parse_request(args, kata)
+        except ValueError as exc:
+            raise GtpError(f"syntax error ({exc})") from None
+        if not isinstance(self.player, SearchPlayer):
+            raise GtpError(f"{self.player.name} does not search: analysis needs level:N, "
+                           "net:PATH or mcts:N")
+        if self.game.is_terminal(self.state):
+            raise GtpError("the game is over")
+        if request.colour is not None and request.colour != self.game.to_play(self.state):
+            raise GtpError(f"{COLOUR_NAMES[self.game.to_play(self.state)]} to play")
+        outcome = None
+        if kata:  # the network's heads, or (pure MCTS) random playouts
+            model = getattr(self.player.evaluator, "model", None)
+            outcome = (network_outcome(model, self.game, self.state) if model is not None
+                       else playout_outcome(self.game, self.state, self.rng))
+        self._write(f"={self._ident}\n")
+        self.analyzer = Analyzer(
+            self._write, self.game, self.state, self.player, request, kata,
+            self.analysis_visits, outcome, self.seed + len(self.actions))
+        return STREAMING
 
     def _undo(self, args: list[str]) -> str:
         if not self.actions:

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from envs.boards import fact, special_board
-from envs.core import Game, GameSpec, IllegalMove, InvalidState, OutcomeTargets
+from envs.core import Game, GameSpec, IllegalMove, InvalidState, OutcomeTargets, PointOutcome
 from envs.stereo_go import kernel as K
 from envs.stereo_go.board import Board, board_names, get_board, parse_board_name
 from envs.stereo_go.scoring import Score, ownership, score_position
@@ -415,6 +415,21 @@ class StereoGo(Game[StereoGoState]):
         owner = ownership(state.g[K.BOARD], self.board.nbr, self.board.deg)
         margin = self.score(state).margin
         return OutcomeTargets(owner[self.board.cell_point], margin / self.n_points)
+
+    def read_outcome(self, ownership: np.ndarray, score: float) -> PointOutcome:
+        """Each point's ownership is the mean of the cells that show it (a pole fills a row
+        of the cylinder's grid); the margin is ``score`` times the points, as
+        :meth:`outcome_targets` divided it."""
+        cells = self.board.cell_point.reshape(-1)
+        grid = np.asarray(ownership, dtype=np.float64).reshape(-1)
+        sums = np.bincount(cells, weights=grid, minlength=self.n_points)
+        counts = np.bincount(cells, minlength=self.n_points)
+        means = np.clip(sums / np.maximum(counts, 1), -1.0, 1.0)
+        names = self.board.names
+        return PointOutcome(
+            {names[p]: float(means[p]) for p in range(self.n_points)},
+            float(score) * self.n_points,
+        )
 
     def apply_symmetry(
         self, index: int, observation: np.ndarray, policy: np.ndarray

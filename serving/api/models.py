@@ -209,6 +209,61 @@ class ReviewPublic(BaseModel):
         }
     )
 
+# ---------------------------------------------------------------------------- analysis
+class AnalysisCreate(PositionBase):
+    level: str | None = Field(None, description="level id or label; default level if omitted")
+    visits: WholeInt | None = Field(
+        None, ge=0, le=JSON_SAFE_INT,
+        description="simulations to spend; default: the level's own (at most the service's "
+        "analysis_max_visits: above it, 422)")
+    seconds: StrictFloat | WholeInt | None = Field(
+        None, gt=0, le=JSON_SAFE_INT,
+        description="time budget in seconds; default and upper bound: the service's "
+        "analysis_max_seconds (above it, 422)")
+    interval: StrictFloat | WholeInt = Field(
+        0.5, ge=0.05, le=3600, description="seconds between partial results of a stream")
+    stream: StrictBool = Field(
+        False, description="true: NDJSON, one result per interval, the last one final")
+    top: WholeInt = Field(5, ge=1, le=20, description="root moves listed")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [
+            {"config": {}, "moves": ["a1-a2"], "visits": 200, "stream": True, "interval": 0.5}]},
+    )
+
+
+class AnalysisMove(BaseModel):
+    move: str
+    visits: int = Field(description="simulations through this move")
+    value: float | None = Field(description="its mean value for the side to move, in [-1, 1]; "
+                                "null before any visit")
+    prior: float = Field(description="the network's prior probability")
+    pv: list[str] = Field(description="principal variation, starting with the move")
+
+
+class AnalysisPublic(BaseModel):
+    """One report of an analysis (a stream sends one per interval, the last one final)."""
+
+    id: str = Field(description="the analysis; DELETE /v1/analyses/{id} stops it")
+    final: bool
+    level: str
+    visits: int = Field(description="root visits so far")
+    seconds: float = Field(description="since the search started")
+    value: float = Field(description="the position's value for the side to move, in [-1, 1]")
+    moves: list[AnalysisMove] = Field(description="best first: most visits, then value")
+    score_lead: float | None = Field(
+        description="Go: the expected margin in points for the side to move; else null")
+    ownership: dict[str, float] | None = Field(
+        description="Go: every point (its move string) -> -1..1, +1 owned by the side to "
+        "move; else null")
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "id": "3f2a9c", "final": True, "level": "5", "visits": 200, "seconds": 0.4,
+        "value": 0.35, "moves": [{"move": "E5", "visits": 120, "value": 0.37, "prior": 0.3,
+                                  "pv": ["E5", "C4", "F3"]}],
+        "score_lead": 4.5, "ownership": {"A1": -0.2, "E5": 0.9}}]})
+
 
 # ---------------------------------------------------------------------------- catalogue
 class OptionPublic(BaseModel):

@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-moves", type=int, default=0,
                         help="the engine's move cap (0 = 2 x points); then genmove passes")
     parser.add_argument("--seed", type=int, default=0, help="seed of the player's randomness")
+    parser.add_argument("--analysis-visits", type=int, default=1000,
+                        help="simulations of an lz-analyze / kata-analyze search (it also "
+                        "stops at the next command)")
     parser.add_argument("--threads", type=int, default=1,
                         help="PyTorch threads (default 1: the search calls the network one "
                         "position at a time, where more threads mostly spin; measured: 2 "
@@ -39,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.game not in GTP_GAMES:
         raise ConfigError(f"GTP serves Go only: game must be one of {GTP_GAMES}, got {args.game!r}")
+    if args.analysis_visits < 1:
+        raise ConfigError(f"--analysis-visits must be >= 1, got {args.analysis_visits}")
     if args.threads < 1:
         raise ConfigError(f"--threads must be >= 1, got {args.threads}")
     import torch
@@ -47,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     torch.set_num_threads(args.threads)
     engine = GtpEngine(args.level, board=args.board, komi=args.komi, rules=args.rules,
-                       max_moves=args.max_moves, seed=args.seed)
+                       max_moves=args.max_moves, seed=args.seed,
+                       analysis_visits=args.analysis_visits)
     engine.serve()
     return 0

@@ -16,6 +16,10 @@ values are backed up per player; non-terminal leaves go to an
   * ``puct`` (:mod:`~training.search.puct`): AlphaZero's PUCT, Dirichlet noise, forced playouts.
   * ``uct`` (:mod:`~training.search.uct`): classical UCT for pure MCTS over random playouts.
 
+* :mod:`~training.search.analysis`: one root searched under a budget of simulations or
+  seconds, reporting its top moves, values and principal variations as it goes, stoppable at
+  once (the service's analysis endpoint, GTP's ``lz-analyze``).
+
 Batching: :func:`search` takes a list of states and steps every tree together: each step, every
 tree sends ``SearchConfig.batch`` descents down (1 by default: the sequential search) and all
 their leaves go to the evaluator in one call. Self-play workers search their whole batch of

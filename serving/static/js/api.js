@@ -11,6 +11,11 @@ export class ApiError extends Error {
     this.body = body || {};
   }
 
+  /** The sentence in the current language (the error bar says it again after a switch). */
+  describe() {
+    return describe(this.status, this.body);
+  }
+
   /** The session version the server reported with a 409, if any. */
   get currentVersion() {
     const detail = this.body.detail || {};

@@ -12,7 +12,10 @@ import { factsText } from './facts.js';
 import { onLanguageChange, t } from './i18n.js';
 import './i18n/game.js';
 import { gameName, seatName } from './i18n/common.js';
+import { levelName } from './i18n/levels.js';
 import { rulesButton } from './rules.js';
+import { analysisPanel } from './analysis/panel.js';
+import { reviewPanel } from './review/panel.js';
 
 function scoreText(score) {
   return Object.entries(score).map(([seat, v]) => `${seatName(seat)} ${v}`).join(' – ');
@@ -107,7 +110,7 @@ function seatsPanel(session) {
     }, h('option', { value: 'human', selected: cfg.type === 'human' }, t('game.human')),
     session.levels.levels.map((lv) => h('option', {
       value: lv.id, selected: cfg.type === 'ai' && cfg.level === lv.id },
-    t('game.aiLevel', { level: lv.label }))));
+    t('game.aiLevel', { level: levelName(lv.label) }))));
     out.append(h('div', { class: `seat-row${session.toPlay === seat ? ' to-play' : ''}`,
       dataset: { seat } },
     h('span', { class: `swatch player-${session.seats.indexOf(seat)} ${seat}` }),
@@ -217,6 +220,8 @@ export function openGame(root, session, onLeave) {
     rulesButton(session.view.game),
     h('button', { type: 'button', id: 'new-game', onclick: onLeave }, t(session.leaveLabel)));
   drawHead();
+  const analysis = analysisPanel(session, board);
+  const review = reviewPanel(session, (past) => boardFor(past.position).make(past, run));
   root.replaceChildren(
     head,
     status, timer,
@@ -230,9 +235,12 @@ export function openGame(root, session, onLeave) {
     timer.textContent = timerText(session);
     info.textContent = ownScreen ? '' : factsText(session.position.facts);
     board.update();
+    analysis.refresh();
     side.replaceChildren(
       ...(ownScreen ? [] : [seatsPanel(session), actionsPanel(session)]),
       ...session.extraPanels(),
+      analysis.el,
+      ...(review.finished ? [review.el] : []),
       moveList(session));
   }
 
@@ -244,6 +252,8 @@ export function openGame(root, session, onLeave) {
   return () => {
     unfollow();
     unlabel();
+    analysis.stop();
+    review.stop();
     clearInterval(tick);
     session.listeners.clear();
   };

@@ -39,6 +39,12 @@ export function tOr(key, fallback, params = {}) {
   return key in tables.en || key in tables[current] ? t(key, params) : String(fallback);
 }
 
+/** Every label registered so far in ``lang`` (a copy): what the browser tests hold the page's
+ * visible text against. */
+export function labels(lang) {
+  return { ...tables[lang] };
+}
+
 export function language() {
   return current;
 }

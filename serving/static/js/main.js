@@ -2,7 +2,7 @@
 
 import { ApiError } from './api.js';
 import { installChrome } from './chrome.js';
-import { clearError, installErrorBar, showError } from './errors.js';
+import { clearError, installErrorBar, PageError, showError } from './errors.js';
 import { openGame } from './game.js';
 import { forgetOffline, OfflineSession, readOffline } from './offline/session.js';
 import { Session } from './session.js';
@@ -11,7 +11,6 @@ import { forget, readSaved, save, saveLadder } from './store.js';
 import { readAccount } from './ladder/account.js';
 import { LadderSession } from './ladder/session.js';
 import { ladderScreen } from './ladder/screen.js';
-import { t } from './i18n.js';
 
 const startEl = document.getElementById('start-screen');
 const gameEl = document.getElementById('game-screen');
@@ -86,7 +85,7 @@ async function showGame(id, token, account = null) {
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
       forget();
-      showError(new Error(t('api.gone')));
+      showError(new PageError('api.gone'));
       showStart();
       return;
     }

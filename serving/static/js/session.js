@@ -6,6 +6,7 @@
 
 import { api, ApiError, getJSON } from './api.js';
 import { addGameLabels } from './i18n/common.js';
+import { levelName } from './i18n/levels.js';
 
 const POLL_MS = 1000; // polling, only while the event stream is down
 const REOPEN_MS = 5000; // a stream the server closed is opened afresh after this long
@@ -27,6 +28,11 @@ export class Session {
   /** Panels this kind of session adds to the game screen's side (js/ladder/session.js). */
   extraPanels() {
     return [];
+  }
+
+  /** The request for this game's review (js/review/): [method, path, body]. */
+  reviewRequest() {
+    return ['GET', `/v1/sessions/${encodeURIComponent(this.id)}/review`, undefined];
   }
 
   async load() {
@@ -177,7 +183,7 @@ export class Session {
 
   levelLabel(id) {
     const lv = this.levels.levels.find((l) => l.id === id);
-    return lv ? lv.label : id;
+    return lv ? levelName(lv.label) : id;
   }
 
   /** The level after ``id`` in the ladder (the AI icon cycles through them). */

@@ -7,6 +7,7 @@ import { clearError, showError } from './errors.js';
 import { onLanguageChange, t, tOr } from './i18n.js';
 import './i18n/start.js';
 import { addGameLabels, gameName, seatName } from './i18n/common.js';
+import { levelName } from './i18n/levels.js';
 import { openRules } from './rules.js';
 import { offlineLevels } from './offline/engine.js';
 
@@ -83,8 +84,11 @@ function variantButtons(game, levels, onChoose) {
 function seatInput(seat, levels) {
   const options = [h('option', { value: 'human' }, t('start.human'))];
   for (const lv of levels.levels) {
-    const elo = lv.elo !== null && lv.elo !== undefined ? ` (Elo ${Math.round(lv.elo)})` : '';
-    options.push(h('option', { value: `ai:${lv.id}` }, `${levels.prefix || t('start.ai')}: ${lv.label}${elo}`));
+    const name = levelName(lv.label);
+    const level = lv.elo !== null && lv.elo !== undefined
+      ? t('level.elo', { level: name, elo: Math.round(lv.elo) }) : name;
+    options.push(h('option', { value: `ai:${lv.id}` },
+      t('level.option', { ai: levels.prefix || t('start.ai'), level })));
   }
   return h('label', { class: 'field' },
     h('span', { class: 'field-name' }, seatName(seat)),
@@ -190,19 +194,40 @@ function sessionBody(game, form) {
   return body;
 }
 
+/** Every named field's value: what a language switch puts back in the re-rendered form. */
+function fieldValues(form) {
+  return Object.fromEntries([...form.elements]
+    .filter((el) => el.name && !(el.type === 'radio' && !el.checked))
+    .map((el) => [el.name, el.type === 'checkbox' ? el.checked : el.value]));
+}
+
+/** Put ``values`` (fieldValues) back; a list keeps its choice where it still offers it. */
+function restoreFields(form, values) {
+  for (const el of form.elements) {
+    if (!el.name || !(el.name in values)) continue;
+    const value = values[el.name];
+    if (el.type === 'checkbox') el.checked = value;
+    else if (el.type === 'radio') el.checked = el.value === value;
+    else if (el.tagName !== 'SELECT' || [...el.options].some((o) => o.value === value)) {
+      el.value = value;
+    }
+  }
+}
+
 let stopRelabel = null; // the language listener of the start screen last rendered
 
 /** Render the start screen into ``root``; ``onCreated(created)`` gets the API's answer,
- * ``onOffline({game, config, seats, manifest})`` an in-browser game to open. ``keep``:
- * {id, config}, the game and options to show chosen (a language switch re-renders with what
- * was chosen). */
+ * ``onOffline({game, config, seats, manifest})`` an in-browser game to open. ``keep``: {id,
+ * config, fields}, the game, options and every field to show chosen (a language switch
+ * re-renders with what was chosen: where to play, seats, timers). */
 export async function renderStart(root, onCreated, onOffline, keep = null) {
   const games = await getJSON('/v1/games');
   games.forEach(addGameLabels);
   if (stopRelabel) stopRelabel();
   stopRelabel = onLanguageChange(() => {
     if (root.hidden || !root.contains(form)) return;
-    const chosen = current ? { id: current.id, config: chosenConfig(current, form) } : null;
+    const chosen = current
+      ? { id: current.id, config: chosenConfig(current, form), fields: fieldValues(form) } : null;
     renderStart(root, onCreated, onOffline, chosen).catch(showError);
   });
   const details = h('div', { class: 'game-details' });
@@ -210,6 +235,7 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
   const picker = h('div', { class: 'game-picker', role: 'radiogroup' });
   let current = null;
   let inBrowser = null; // the in-browser levels while the offline mode is chosen
+  let refreshSeats = null; // the chosen game's: offer the levels of the options chosen
 
   async function choose(game) {
     current = game;
@@ -249,7 +275,7 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
     };
     // Other options may have other trained levels (and other in-browser ones, or none): the
     // seats offer those of the chosen options, played on the server until asked otherwise.
-    optionsBox?.addEventListener('change', async () => {
+    refreshSeats = async () => {
       const config = chosenConfig(game, form);
       let chosen;
       let manifest;
@@ -262,7 +288,8 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
       }
       if (current !== game) return;
       showWhere(manifest, chosen);
-    });
+    };
+    optionsBox?.addEventListener('change', refreshSeats);
     showWhere(offline, levels);
     details.replaceChildren(...[optionsBox, whereBox, seatsBox, sessionBox].filter(Boolean));
   }
@@ -304,8 +331,15 @@ export async function renderStart(root, onCreated, onOffline, keep = null) {
   root.replaceChildren(form);
   const first = (keep && games.find((g) => g.id === keep.id)) || games[0];
   await choose(first);
-  if (keep && first.id === keep.id && first.options.length && current === first) {
+  if (!keep || first.id !== keep.id || current !== first) return;
+  if (first.options.length) {
     applyOptions(first, form, keep.config);
-    details.querySelector('fieldset')?.dispatchEvent(new Event('change'));
+    await refreshSeats();
   }
+  const browser = form.querySelector('input[name="where"][value="browser"]');
+  if (browser && keep.fields.where === 'browser') {
+    browser.checked = true;
+    browser.dispatchEvent(new Event('change'));
+  }
+  restoreFields(form, keep.fields);
 }

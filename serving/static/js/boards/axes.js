@@ -119,7 +119,7 @@ export function axisBar(turn) {
         title: t('axes.slotTitle', { axis, position: k + 1 }),
         onpointerdown: (ev) => onDown(ev, k),
         onclick: () => choose(k),
-      }, axis));
+      }, h('span', { translate: 'no' }, axis))); // a name of the notation: the same in any language
     }
     el.replaceChildren(h('span', { class: 'axis-help' }, help),
       h('div', { class: 'axis-slots', role: 'group', 'aria-label': t('axes.title') }, slots));

@@ -193,7 +193,8 @@ export function cylinder3dView(session, turn, onPoint, horizontal) {
     }
     svg.append(back, front);
     for (const lb of labels) {
-      svg.append(s('text', { class: lb.cls, x: lb.x, y: lb.y, 'font-size': lb.size }, lb.text));
+      svg.append(s('text', {
+        class: lb.cls, x: lb.x, y: lb.y, 'font-size': lb.size, translate: 'no' }, lb.text));
     }
   }
 

@@ -105,7 +105,7 @@ export function pointBoard(session, makeLayout, { lastMove, controls, quiet = fa
       svg.append(s('line', { x1, y1, x2, y2, class: cls || 'grid-line' }));
     }
     for (const lb of layout.labels) {
-      svg.append(s('text', { x: lb.x, y: lb.y, class: 'coord' }, lb.text));
+      svg.append(s('text', { x: lb.x, y: lb.y, class: 'coord', translate: 'no' }, lb.text));
     }
     for (const p of layout.points) {
       const classes = ['point'];

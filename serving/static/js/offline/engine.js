@@ -2,6 +2,8 @@
 // written by scripts/export_offline_models.py) and a Web Worker (./worker.js) that runs their
 // networks and searches.
 
+import { t } from '../i18n.js';
+import '../i18n/errors.js';
 import { offlineEntry } from './games.js';
 
 const MODELS = new URL('../../offline/models/', import.meta.url);
@@ -43,7 +45,8 @@ export class OfflineEngine {
       else call.resolve(data.answer);
     };
     this.worker.onerror = (ev) => {
-      for (const call of this.pending.values()) call.reject(new Error(ev.message || 'worker failed'));
+      const why = ev.message || t('offline.workerFailed');
+      for (const call of this.pending.values()) call.reject(new Error(why));
       this.pending.clear();
     };
   }

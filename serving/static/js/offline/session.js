@@ -5,6 +5,8 @@
 // by ./engine.js's worker. Nothing is sent to the server: the game lives in this page and in
 // localStorage (a reload resumes it, once the page and its levels load again).
 
+import { PageError } from '../errors.js';
+import { gameName, seatName } from '../i18n/common.js';
 import { Session } from '../session.js';
 import { readStored } from '../store.js';
 import { OfflineEngine, offlineLevels } from './engine.js';
@@ -28,7 +30,7 @@ export class OfflineSession extends Session {
   static async open(saved, manifest = null) {
     const levels = manifest || await offlineLevels(saved.game.id, saved.config);
     const rules = levels && await offlineRules(levels.game); // the manifest's game: its key
-    if (!rules) throw new Error(`${saved.game.name} has no AI levels that run in this browser`);
+    if (!rules) throw new PageError('offline.noLevels', { game: () => gameName(saved.game.id) });
     const session = new OfflineSession(saved, levels, await OfflineEngine.start(levels), rules);
     session.save();
     session.think();
@@ -127,18 +129,27 @@ export class OfflineSession extends Session {
 
   async poll() {}
 
+  /** An offline game has no server session: its moves are reviewed as a move list. */
+  reviewRequest() {
+    return ['POST', `/v1/games/${this.view.game}/review`,
+      { config: this.view.config || {}, moves: this.view.moves }];
+  }
+
   /** No event stream to follow: the view changes only in this page. */
   follow() {
     return () => {};
   }
 
   async write() {
-    throw new Error('an offline game has no server session');
+    throw new PageError('offline.noServer');
   }
 
   async move(move) {
     const seat = this.toPlay;
-    if (!this.humanToPlay) throw new Error(seat ? `${seat} is played by the AI` : 'the game is over');
+    if (!this.humanToPlay) {
+      throw seat ? new PageError('offline.aiSeat', { seat: () => seatName(seat) })
+        : new PageError('offline.over');
+    }
     this.play({ t: 'move', seat, m: move });
     this.changed();
     this.think();

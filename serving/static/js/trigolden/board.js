@@ -95,6 +95,7 @@ export function tgBoard(handlers) {
 
   function draw() {
     el.dataset.mode = mode;
+    svg.setAttribute('aria-label', t('tg.board')); // in the language chosen now
     drawBar();
     if (!model) return;
     const [cx, cy] = model.centre;

@@ -7,7 +7,7 @@
 import { api } from '../api.js';
 import { h } from '../dom.js';
 import { askConfirm } from '../dialog.js';
-import { showError } from '../errors.js';
+import { PageError, showError } from '../errors.js';
 import { readAngle, saveAngle } from '../store.js';
 import { tgBoard } from './board.js';
 import { tgPanel } from './panel.js';
@@ -16,8 +16,8 @@ import { t } from '../i18n.js';
 import '../i18n/trigolden.js';
 import { seatName } from '../i18n/common.js';
 
-function hint(text) {
-  showError(new Error(text));
+function hint(key, params = {}) {
+  showError(new PageError(key, params));
 }
 
 export function trigoldenScreen(session, run) {
@@ -90,7 +90,7 @@ export function trigoldenScreen(session, run) {
     ui.previewKey = key;
     ui.previews = [];
     if (ui.selected && ui.target !== null && f.canPlace && !cands.length) {
-      hint(t('tg.noPlacement', { target: ui.target }));
+      hint('tg.noPlacement', { target: ui.target });
     }
     update();
     if (!cands.length) return;
@@ -131,11 +131,11 @@ export function trigoldenScreen(session, run) {
     if (!f.canPlace) return;
     const piece = f.pieces.find((p) => p.index === index);
     if (!ui.selected) {
-      hint(t('tg.selectFirst'));
+      hint('tg.selectFirst');
       return;
     }
     if (piece.seat === f.active) {
-      hint(t('tg.tapOpponent'));
+      hint('tg.tapOpponent');
       return;
     }
     ui.target = index;
@@ -165,7 +165,7 @@ export function trigoldenScreen(session, run) {
     marker: (seat) => {
       const f = facts();
       if (seat !== f.active || session.isAI(seat)) return;
-      if (!defaultLevel()) { hint(t('tg.noLevels')); return; }
+      if (!defaultLevel()) { hint('tg.noLevels'); return; }
       run(() => session.setSeat(seat, 'ai', defaultLevel()));
     },
     hand: tapHand,
