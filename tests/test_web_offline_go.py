@@ -5,11 +5,14 @@
   9x9 board under area scoring with another komi, which no shipped level plays): the legal
   moves at every checked ply (so suicide and positional superko refuse the same points), the
   captures, who moves, the end, its reason, the winner and the final Tromp-Taylor score, the
-  state JSON (but for the history hashes, which are each engine's own) and the observation
-  planes. The games pass more and more often as the board fills, so some end by two passes
-  and some by the move cap; superko refusals are met (counted, not assumed).
+  state JSON (but for the history hashes, which are each engine's own), the board kind and
+  status facts (captures, komi) and the observation planes. The games pass more and more
+  often as the board fills, so some end by two passes and some by the move cap; superko
+  refusals are met (counted, not assumed).
 * The in-page search is the Python search on Go positions (the shipped levels' settings).
-* The exported levels, and in Chromium a game on each board with the network cut off.
+* The exported levels, and in Chromium a game on each board with the network cut off; the
+  page's offline registry finds an entry by the chosen options (one rules module, two
+  entries).
 
 The node tests skip without node, the browser tests without Chromium or Playwright.
 """
@@ -212,3 +215,42 @@ def test_an_offline_go_game_without_the_server(page, server, case):  # noqa: F81
     if answer.json()["is_over"]:  # the AI passed back: scored as the page did
         winner = answer.json()["result"]["winner"]
         assert f"{winner} wins" in page.inner_text("#status")
+
+
+REGISTRY_CASES = [  # game, chosen options, the offline entry the page finds (None: none)
+    ("stereo_go", {"board": "cylinder", "komi": 7.5, "rules": "territory"}, "stereo_go"),
+    ("stereo_go", {"board": "9x9"}, "stereo_go-board-9x9"),
+    ("stereo_go", {"board": "9x9", "komi": "7.5", "handicap": "0"}, "stereo_go-board-9x9"),
+    ("stereo_go", {"board": "9x9", "rules": "area"}, None),  # no levels for area scoring
+    ("stereo_go", {"board": "cylinder", "handicap": 2}, None),
+    ("jiugong", {}, "jiugong"),
+    ("trigolden", {}, None),  # no in-page rules
+]
+
+
+def test_the_offline_registry_is_keyed_by_options(page, server):  # noqa: F811
+    """offline/games.js finds the entry of a game and options in index.json, and builds that
+    entry's rules from the game's one module with the entry's options (the cylinder and the
+    9x9 board), giving the board kind and facts of the Python engine's initial position."""
+    page.goto(server + "/")
+    found = page.evaluate("""async (cases) => {
+      const { offlineEntry, offlineRules } = await import('/js/offline/games.js');
+      const out = [];
+      for (const [game, config] of cases) {
+        const entry = await offlineEntry(game, config);
+        out.push(entry && entry.key);
+      }
+      const facts = {};
+      for (const key of ['stereo_go', 'stereo_go-board-9x9']) {
+        const rules = await offlineRules(key);
+        const s = rules.initialState();
+        facts[key] = [rules.numActions, rules.boardView(s), rules.statusFacts(s)];
+      }
+      return [out, facts];
+    }""", [[game, config] for game, config, _ in REGISTRY_CASES])
+    assert found[0] == [key for _, _, key in REGISTRY_CASES]
+    for key, options in BOARDS.items():
+        game = envs.make_game("stereo_go", **options)
+        state = game.initial_state()
+        assert found[1][key] == [game.spec.num_actions, game.board_view(state),
+                                 game.status_facts(state)], key
