@@ -10,7 +10,7 @@ import { t } from '../i18n.js';
 import '../i18n/boards.js';
 import '../i18n/generic.js';
 import { gameName } from '../i18n/common.js';
-import { classify } from './points.js';
+import { classify, clickMeaning } from './points.js';
 
 const D = 60; // cell size in SVG units
 const M = 30; // margin for the coordinates
@@ -32,12 +32,10 @@ export function gridBoard(session) {
   }
 
   function clickCell(name, legal) {
-    const fromSelected = selected && legal.steps.get(selected);
-    if (fromSelected && fromSelected.has(name)) play(fromSelected.get(name));
-    else if (legal.place.has(name)) play(name);
-    else if (legal.remove.has(name)) play(`x${name}`);
+    const meaning = clickMeaning(legal, selected, name);
+    if (meaning.move) play(meaning.move);
     else {
-      selected = legal.steps.has(name) && selected !== name ? name : null;
+      selected = meaning.selected;
       update();
     }
   }
