@@ -28,14 +28,14 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.batching import BatchedEvaluator  # noqa: E402
+from agents.checkpoint import load_model  # noqa: E402
+from agents.config import SearchConfig  # noqa: E402
+from agents.evaluator import NetworkEvaluator  # noqa: E402
+from agents.players import SearchPlayer, levels_folder, read_levels  # noqa: E402
 from envs import make_game  # noqa: E402
 from envs.policies import random_positions  # noqa: E402
-from serving.batching import BatchedEvaluator  # noqa: E402
-from training.checkpoint import load_model  # noqa: E402
-from training.config import SearchConfig  # noqa: E402
-from training.evaluator import NetworkEvaluator  # noqa: E402
 from training.onnx_export import OnnxNetwork, export_level  # noqa: E402
-from training.players import SearchPlayer, levels_folder, read_levels  # noqa: E402
 
 # A shipped ladder of each game (Stereo Go's: the cylinder ladder for area scoring, 400 moves).
 LADDERS = {

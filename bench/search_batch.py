@@ -24,9 +24,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.config import SearchConfig  # noqa: E402
+from agents.players import SearchPlayer, levels_folder, network_player, read_levels  # noqa: E402
 from envs import Game, make_game  # noqa: E402
-from training.config import SearchConfig  # noqa: E402
-from training.players import SearchPlayer, levels_folder, network_player, read_levels  # noqa: E402
 
 # name -> game id and options: each game's shipped default, and plain 9x9 Go
 GAMES: dict[str, tuple[str, dict[str, Any]]] = {

@@ -37,13 +37,14 @@ import torch
 
 sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH's entries
 
+from agents.checkpoint import load_model  # noqa: E402
+from agents.config import NetworkConfig, SearchConfig  # noqa: E402
+from agents.device import resolve_device  # noqa: E402
+from agents.evaluator import NetworkEvaluator, UniformEvaluator  # noqa: E402
+from agents.networks import build_network, count_parameters  # noqa: E402
+from agents.search import search  # noqa: E402
 from envs import make_game  # noqa: E402
-from training.checkpoint import load_model  # noqa: E402
-from training.config import NetworkConfig, SearchConfig, SelfPlayConfig, load_config  # noqa: E402
-from training.device import resolve_device  # noqa: E402
-from training.evaluator import NetworkEvaluator, UniformEvaluator  # noqa: E402
-from training.networks import build_network, count_parameters  # noqa: E402
-from training.search import search  # noqa: E402
+from training.config import SelfPlayConfig, load_config  # noqa: E402
 from training.selfplay import play_games  # noqa: E402
 
 

@@ -26,9 +26,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agents.players import read_levels  # noqa: E402
 from envs import make_game  # noqa: E402
 from training.onnx_export import export_level, read_metadata  # noqa: E402
-from training.players import read_levels  # noqa: E402
 
 # games.js key: (game id, options)
 GAMES: dict[str, tuple[str, dict[str, Any]]] = {

@@ -2,7 +2,7 @@
 sharing (and batching) each network among concurrent searches.
 
 Why threads: one process keeps one copy of each network, so concurrent searches of the same
-model can share forward passes (:mod:`serving.batching`); the traced networks release the GIL
+model can share forward passes (:mod:`agents.batching`); the traced networks release the GIL
 while they compute. Searches never run on the event loop: suggestions await the worker pool, AI
 seats are driven from it. With ``processes > 0`` the searches themselves run in worker
 processes (:mod:`serving.search_processes`), each an AIEngine like this one, so the Python of
@@ -27,12 +27,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.batching import BATCH_BUCKETS, BatchedEvaluator, Batcher
+from agents.variety import OpeningVariety
 from envs.core import Game, QizeroError, options_key
-from serving.batching import BATCH_BUCKETS, BatchedEvaluator, Batcher
 from serving.errors import BadInput, Unavailable
 from serving.levels import Level, LevelRegistry, LevelTable
 from serving.search_processes import SearchProcesses
-from training.variety import OpeningVariety
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,8 @@ class _Model:
     in the batcher."""
 
     def __init__(self, path: Path, batching: bool, max_batch: int, cache_bytes: int) -> None:
-        from training.checkpoint import load_model
-        from training.evaluator import CachedInfer, NetworkEvaluator
+        from agents.checkpoint import load_model
+        from agents.evaluator import CachedInfer, NetworkEvaluator
 
         self.loaded = load_model(path)
         self.network = NetworkEvaluator(self.loaded.model, traced=True)
@@ -178,8 +178,8 @@ class AIEngine:
     def player(self, game: Game, level: Level, seed: int) -> Any:
         """A fresh Player for one search (cheap: networks are shared, rngs are not); ``seed``
         seeds a baseline player's own randomness (rollouts), as the search's rng does."""
-        from training.config import SearchConfig
-        from training.players import SearchPlayer, make_player
+        from agents.config import SearchConfig
+        from agents.players import SearchPlayer, make_player
 
         if level.player is not None:
             try:
@@ -235,7 +235,7 @@ class AIEngine:
         variety: OpeningVariety | None = None,
     ) -> Suggestion:
         """Search ``state`` with a level (blocking; call it from a worker thread).
-        ``variety``: play one of the near-equal moves (:mod:`training.variety`), drawn with
+        ``variety``: play one of the near-equal moves (:mod:`agents.variety`), drawn with
         ``seed``'s rng: the AI seats of rated ladder games."""
         if game.is_terminal(state):
             raise BadInput("the game is over: there is no move to suggest")
@@ -281,8 +281,8 @@ class AIEngine:
     def level_simulations(self, game: Game, level: Level) -> int:
         """The simulations of a level's own search: an analysis's default budget. 422 for a
         level that does not search (a random or greedy baseline has nothing to report)."""
-        from training.config import SearchConfig
-        from training.players import SearchPlayer
+        from agents.config import SearchConfig
+        from agents.players import SearchPlayer
 
         if level.player is None:
             return SearchConfig.model_validate(level.search).simulations
@@ -313,9 +313,9 @@ class AIEngine:
             raise Unavailable("the service is stopping; try again")
         if self.processes is not None:
             return self.processes.analysis((game, state, level_id, budget), report, cancel)
-        from training.evaluator import network_outcome, playout_outcome
-        from training.players import SearchPlayer
-        from training.search.analysis import analyse, analysis_config
+        from agents.evaluator import network_outcome, playout_outcome
+        from agents.players import SearchPlayer
+        from agents.search.analysis import analyse, analysis_config
 
         level = self.table(game).get(level_id)
         self.level_simulations(game, level)  # 422 for a level that does not search

@@ -6,7 +6,7 @@ game played with some options is offered the levels trained for exactly those op
 The file is re-read when it changes (its modification time), so a game's levels appear as soon
 as training writes them, without a restart. Each level in the file has an ``id``, a ``label``,
 and either a ``checkpoint`` (a network file beside levels.json) with ``search`` settings
-(``training.config.SearchConfig``), or a ``player`` spec string for ``training.players``
+(``agents.config.SearchConfig``), or a ``player`` spec string for ``agents.players``
 (``random``, ``mcts:64``...). Elo is read from ``elo`` and its 95% interval from ``elo_ci``
 (``[low, high]``) or ``elo_low``/``elo_high``; ``games`` counts the calibration games. The
 default level is the file's ``default`` or else the middle of the ladder.

@@ -74,9 +74,9 @@ def tiny_checkpoint(
     """A small untrained network saved through the training package's checkpoint API."""
     import torch
 
-    from training.checkpoint import save_checkpoint
-    from training.config import NetworkConfig
-    from training.networks import build_network
+    from agents.checkpoint import save_checkpoint
+    from agents.config import NetworkConfig
+    from agents.networks import build_network
 
     torch.manual_seed(seed)
     cfg = NetworkConfig(channels=8, blocks=1, value_hidden=8)

@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from training.evaluator import CachedInfer
+from agents.evaluator import CachedInfer
 
 
 class _Net:

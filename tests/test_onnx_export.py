@@ -13,17 +13,17 @@ import pytest
 
 import envs
 import qizero_cli
+from agents.checkpoint import CheckpointError
+from agents.evaluator import NetworkEvaluator
+from agents.players import CHECKPOINT_ROOT, find_level, levels_folder
 from envs.core import ConfigError
 from envs.policies import random_positions
-from training.checkpoint import CheckpointError
-from training.evaluator import NetworkEvaluator
 from training.onnx_export import (
     OnnxNetwork,
     export_level,
     export_levels,
     read_metadata,
 )
-from training.players import CHECKPOINT_ROOT, find_level, levels_folder
 
 pytest.importorskip("onnxruntime")
 
@@ -50,7 +50,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.mark.parametrize("game_id", list(LADDERS))
 def test_onnx_model_matches_the_pytorch_network(game_id: str, exported: dict) -> None:
-    from training.checkpoint import load_model
+    from agents.checkpoint import load_model
 
     game = envs.make_game(game_id, **LADDERS[game_id])
     meta = read_metadata(exported[game_id])

@@ -178,6 +178,7 @@ def add_arena_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_arena(args: argparse.Namespace) -> int:
+    from agents.players import make_player
     from training.arena import (
         ChunkJournal,
         ChunkKey,
@@ -187,7 +188,6 @@ def run_arena(args: argparse.Namespace) -> int:
         format_table,
         round_robin,
     )
-    from training.players import make_player
 
     if args.games < 1:
         raise ConfigError("--games must be at least 1")
@@ -287,9 +287,9 @@ def add_levels_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_levels(args: argparse.Namespace) -> int:
+    from agents.players import levels_folder
     from training.config import load_config
     from training.levels import build_levels
-    from training.players import levels_folder
 
     if args.from_levels:
         return _recalibrate(args)
@@ -319,8 +319,8 @@ def run_levels(args: argparse.Namespace) -> int:
 
 
 def _recalibrate(args: argparse.Namespace) -> int:
+    from agents.players import levels_folder
     from training.levels import read_levels_folder, recalibrate_levels
-    from training.players import levels_folder
 
     source = Path(args.from_levels)
     data = read_levels_folder(source)
@@ -350,9 +350,9 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from training.evaluator import NetworkEvaluator
+    from agents.evaluator import NetworkEvaluator
+    from agents.players import level_player, read_levels
     from training.jiugong_check import check_player
-    from training.players import level_player, read_levels
 
     game = make_game(args.game)
     data = read_levels(game, args.levels_dir)

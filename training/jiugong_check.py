@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.evaluator import NetworkEvaluator
+from agents.players import Player
 from envs.jiugong_solver import WIN, get_solver
-from training.evaluator import NetworkEvaluator
-from training.players import Player
 
 
 @dataclass

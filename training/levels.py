@@ -30,6 +30,17 @@ from typing import Any
 
 import numpy as np
 
+from agents.checkpoint import file_digest, load_model, save_checkpoint
+from agents.config import SearchConfig
+from agents.evaluator import NetworkEvaluator
+from agents.players import (
+    PLAYER_CACHE_BYTES,
+    Player,
+    RandomPlayer,
+    SearchPlayer,
+    make_player,
+    network_player,
+)
 from envs import Game, make_game
 from envs.core import ConfigError
 from training.arena import (
@@ -41,17 +52,7 @@ from training.arena import (
     format_table,
     round_robin,
 )
-from training.checkpoint import file_digest, load_model, save_checkpoint
-from training.config import LevelSpec, RunConfig, SearchConfig
-from training.evaluator import NetworkEvaluator
-from training.players import (
-    PLAYER_CACHE_BYTES,
-    Player,
-    RandomPlayer,
-    SearchPlayer,
-    make_player,
-    network_player,
-)
+from training.config import LevelSpec, RunConfig
 from training.stages import stage_iterations, stage_path
 
 LEVELS_FORMAT_VERSION = 1

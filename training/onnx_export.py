@@ -11,20 +11,20 @@ ResNet, TriGolden's token transformer)::
              value        float32 (batch,)                     in [-1, 1], for the mover
 
 ``batch`` is dynamic. Why the mask is an input: the priors then come out exactly as the search
-uses them (:func:`training.evaluator.masked_softmax`, the same function traced into the graph),
+uses them (:func:`agents.evaluator.masked_softmax`, the same function traced into the graph),
 so a client needs no softmax of its own and cannot get the masking wrong.
 
 Self-describing like the checkpoints (KataGo's habit): the model's ``metadata_props`` hold one
 key, ``qizero``, whose value is JSON: ``format`` ("qizero-onnx"), ``format_version``, ``game``
 (id, options, options key, player names, action count, observation shape and range), ``level``
-(id, label, Elo), ``search`` (the level's :class:`~training.config.SearchConfig`: algorithm,
+(id, label, Elo), ``search`` (the level's :class:`~agents.config.SearchConfig`: algorithm,
 simulations, temperature...), ``network`` (its NetworkConfig), ``checkpoint`` (file, iteration,
 SHA-256), ``inputs`` and ``outputs`` (names, dtypes, shapes), ``opset`` and ``exported_by``.
 :func:`read_metadata` reads it back.
 
 Opset 18: every operator these networks need exists there, and older runtimes (ONNX Runtime
 Web among them) load it. The export traces with ``torch.export``; like ``torch.jit.trace`` that
-is not safe to run in two threads at once, so it holds :data:`training.evaluator.TRACE_LOCK`.
+is not safe to run in two threads at once, so it holds :data:`agents.evaluator.TRACE_LOCK`.
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.checkpoint import CheckpointError, code_commit, file_digest, load_model
+from agents.evaluator import TRACE_LOCK, masked_softmax
+from agents.players import find_level, levels_folder, read_levels
 from envs import Game, make_game
 from envs.core import ConfigError, options_key, require
-from training.checkpoint import CheckpointError, code_commit, file_digest, load_model
-from training.evaluator import TRACE_LOCK, masked_softmax
-from training.players import find_level, levels_folder, read_levels
 
 FORMAT = "qizero-onnx"
 FORMAT_VERSION = 1
@@ -141,7 +141,7 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
 
 
 class OnnxNetwork:
-    """An exported model under ONNX Runtime, with :class:`training.evaluator.NetworkEvaluator`'s
+    """An exported model under ONNX Runtime, with :class:`agents.evaluator.NetworkEvaluator`'s
     ``infer(observations, masks) -> (priors, values)``: what the latency bench compares and
     what a Python client without torch runs. ``threads``: ONNX Runtime's intra-op threads
     (1, as the service runs torch)."""

@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.config import NetworkConfig, SearchConfig
+from agents.evaluator import Evaluator, NetworkEvaluator
+from agents.search import SearchResult, restrict_mask, search
 from envs import Game, make_game
-from training.config import NetworkConfig, SearchConfig, SelfPlayConfig
-from training.evaluator import Evaluator, NetworkEvaluator
-from training.search import SearchResult, restrict_mask, search
+from training.config import SelfPlayConfig
 
 
 @dataclass
@@ -281,8 +282,8 @@ def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
     """Play one task's games (in a worker process, a Ray actor or the caller's process)."""
     import torch
 
-    from training.device import resolve_device
-    from training.networks import build_network
+    from agents.device import resolve_device
+    from agents.networks import build_network
 
     torch.set_num_threads(1)
     game = make_game(task.game_id, **task.game_options)

@@ -164,7 +164,7 @@ class CachedInfer:
 
 
 class NetworkEvaluator:
-    """A policy/value network (``training.networks``) as a batched evaluator, optionally
+    """A policy/value network (``agents.networks``) as a batched evaluator, optionally
     behind a :class:`CachedInfer` of ``cache_bytes``.
 
     Inference runs under ``torch.inference_mode`` on CPU by default; illegal actions get zero

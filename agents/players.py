@@ -11,7 +11,7 @@ One interface for the arena, the level ladder and (later) the REST service:
 Players are built from short spec strings by :func:`make_player` (``random``, ``greedy``,
 ``solver``, ``mcts:400`` (pure MCTS), ``uct:400`` (classical UCT), ``level:3``,
 ``net:PATH[:SIMS[:TEMP[:SETTING=VALUE...]]]``, the settings any of
-:class:`~training.config.SearchConfig`'s, e.g. ``max_considered=8``). The evaluator inside a
+:class:`~agents.config.SearchConfig`'s, e.g. ``max_considered=8``). The evaluator inside a
 search player is an attribute, so a service can wrap it to batch across concurrent callers.
 """
 
@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 
+from agents.config import SearchConfig
+from agents.evaluator import Evaluator, RolloutEvaluator
+from agents.search import search
+from agents.variety import OpeningVariety, varied_action
 from envs import Game
 from envs.core import ConfigError, options_key
 from envs.policies import named_policy
-from training.config import SearchConfig
-from training.evaluator import Evaluator, RolloutEvaluator
-from training.search import search
-from training.variety import OpeningVariety, varied_action
 
 CHECKPOINT_ROOT = Path(__file__).resolve().parent.parent / "checkpoints"
 
@@ -72,7 +72,7 @@ class Player:
         variety: OpeningVariety | None = None,
     ) -> Analysis:
         """The move and what the player thinks of it. ``variety``: play one of the moves
-        the search rates near-equal (:mod:`training.variety`); players without a search
+        the search rates near-equal (:mod:`agents.variety`); players without a search
         ignore it (their own randomness, if any, is already drawn from ``rng``)."""
         rng = rng if rng is not None else np.random.default_rng()
         a = self.select_action(game, state, rng)
@@ -176,7 +176,7 @@ def _rollout_player(kind: str, cfg: SearchConfig, seed: int, max_plies: int) -> 
     return SearchPlayer(f"{kind}-{cfg.simulations}", evaluator, cfg, identity)
 
 
-# Evaluation cache of a player with fixed weights (training.evaluator.CachedInfer).
+# Evaluation cache of a player with fixed weights (agents.evaluator.CachedInfer).
 PLAYER_CACHE_BYTES = 64 << 20
 
 
@@ -186,8 +186,8 @@ def network_player(
     name: str | None = None,
     cache_bytes: int = PLAYER_CACHE_BYTES,
 ) -> SearchPlayer:
-    from training.checkpoint import file_digest, load_model
-    from training.evaluator import NetworkEvaluator
+    from agents.checkpoint import file_digest, load_model
+    from agents.evaluator import NetworkEvaluator
 
     loaded = load_model(path)
     evaluator = NetworkEvaluator(loaded.model, cache_bytes=cache_bytes, traced=True)

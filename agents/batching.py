@@ -117,7 +117,7 @@ class Batcher:
 
 
 class BatchedEvaluator:
-    """An Evaluator (``training.evaluator`` protocol) whose network calls go through a Batcher."""
+    """An Evaluator (``agents.evaluator`` protocol) whose network calls go through a Batcher."""
 
     def __init__(self, infer: InferFn) -> None:
         self.infer = infer
