@@ -176,7 +176,7 @@ def _rollout_player(kind: str, cfg: SearchConfig, seed: int, max_plies: int) -> 
     return SearchPlayer(f"{kind}-{cfg.simulations}", evaluator, cfg, identity)
 
 
-# Evaluation cache of a player with fixed weights (agents.evaluator.CachedInfer).
+# Evaluation cache of a player with fixed weights (agents.inference.CachedInfer).
 PLAYER_CACHE_BYTES = 64 << 20
 
 
@@ -186,11 +186,12 @@ def network_player(
     name: str | None = None,
     cache_bytes: int = PLAYER_CACHE_BYTES,
 ) -> SearchPlayer:
-    from agents.checkpoint import file_digest, load_model
-    from agents.evaluator import NetworkEvaluator
+    """A search over a checkpoint's network, through its inference pipeline (a cache of
+    ``cache_bytes``, no batcher: one search at a time)."""
+    from agents.checkpoint import file_digest
+    from agents.inference import ModelPipeline
 
-    loaded = load_model(path)
-    evaluator = NetworkEvaluator(loaded.model, cache_bytes=cache_bytes, traced=True)
+    evaluator = ModelPipeline(path, cache_bytes=cache_bytes)
     identity = {"weights": file_digest(path), "search": cfg.as_json()}
     return SearchPlayer(name or Path(path).stem, evaluator, cfg, identity)
 

@@ -28,10 +28,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.batching import BatchedEvaluator  # noqa: E402
 from agents.checkpoint import load_model  # noqa: E402
 from agents.config import SearchConfig  # noqa: E402
 from agents.evaluator import NetworkEvaluator  # noqa: E402
+from agents.inference import InferencePipeline  # noqa: E402
 from agents.players import SearchPlayer, levels_folder, read_levels  # noqa: E402
 from envs import make_game  # noqa: E402
 from envs.policies import random_positions  # noqa: E402
@@ -84,8 +84,8 @@ def main() -> None:
             path = export_level(game_id, str(top["id"]), Path(tmp) / f"{game_id}.onnx", options)
             model = load_model(levels_folder(game) / top["checkpoint"]).model
             runtimes = {
-                "torch traced": NetworkEvaluator(model, traced=True).forward,
-                "torch eager": NetworkEvaluator(model).forward,
+                "torch traced": NetworkEvaluator(model, traced=True).infer,
+                "torch eager": NetworkEvaluator(model).infer,
                 "onnxruntime": OnnxNetwork(path, threads=1).infer,
             }
             rng = np.random.default_rng(args.seed)
@@ -113,7 +113,7 @@ def main() -> None:
                 search = SearchConfig.model_validate(top["search"])
                 evaluators = {
                     "torch traced": NetworkEvaluator(model, traced=True),
-                    "onnxruntime": BatchedEvaluator(runtimes["onnxruntime"]),
+                    "onnxruntime": InferencePipeline(runtimes["onnxruntime"]),
                 }
                 med = move_times(game, evaluators, search, args.moves, args.seed)
                 move_rows.append((game_id, top["label"], search.simulations, med))

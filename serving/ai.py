@@ -1,8 +1,9 @@
 """AI players for the service: building them from levels, running searches off the event loop,
 sharing (and batching) each network among concurrent searches.
 
-Why threads: one process keeps one copy of each network, so concurrent searches of the same
-model can share forward passes (:mod:`agents.batching`); the traced networks release the GIL
+Why threads: one process keeps one copy of each network, its inference pipeline
+(:class:`agents.inference.ModelPipeline`: cache, batcher, network), so concurrent searches of
+the same model share forward passes; the traced networks release the GIL
 while they compute. Searches never run on the event loop: suggestions await the worker pool, AI
 seats are driven from it. With ``processes > 0`` the searches themselves run in worker
 processes (:mod:`serving.search_processes`), each an AIEngine like this one, so the Python of
@@ -27,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.batching import BATCH_BUCKETS, BatchedEvaluator, Batcher
+from agents.inference import ModelPipeline
 from agents.variety import OpeningVariety
 from envs.core import Game, QizeroError, options_key
 from serving.errors import BadInput, Unavailable
@@ -61,34 +62,6 @@ class Suggestion:
     seconds: float
 
 
-class _Model:
-    """One loaded network: evaluation cache -> batcher (or a lock when batching is off) ->
-    network. The cache comes first, so a position any client searched before costs no wait
-    in the batcher."""
-
-    def __init__(self, path: Path, batching: bool, max_batch: int, cache_bytes: int) -> None:
-        from agents.checkpoint import load_model
-        from agents.evaluator import CachedInfer, NetworkEvaluator
-
-        self.loaded = load_model(path)
-        self.network = NetworkEvaluator(self.loaded.model, traced=True)
-        self.batcher = Batcher(self.network.infer, max_batch) if batching else None
-        # Without batching concurrent callers must still not run one module at once.
-        self._lock = threading.Lock()
-        self.cache = CachedInfer(self._uncached, cache_bytes) if cache_bytes > 0 else None
-
-    def _uncached(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.batcher is not None:
-            return self.batcher(obs, masks)
-        with self._lock:
-            return self.network.infer(obs, masks)
-
-    def infer(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.cache is not None:
-            return self.cache(obs, masks)
-        return self._uncached(obs, masks)
-
-
 class AIEngine:
     """Levels, players and the worker pool."""
 
@@ -108,7 +81,7 @@ class AIEngine:
         self.max_batch = max_batch
         self.cache_bytes = cache_bytes
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="qizero-ai")
-        self._models: dict[Path, _Model] = {}
+        self._models: dict[Path, ModelPipeline] = {}
         self._models_lock = threading.Lock()
         self._torch_threads = torch_threads
         self._seed_lock = threading.Lock()
@@ -157,7 +130,9 @@ class AIEngine:
         self.stop()
 
     # ------------------------------------------------------------------ players
-    def model(self, path: Path) -> _Model:
+    def model(self, path: Path) -> ModelPipeline:
+        """The inference pipeline of a level's network (cache, batcher, network), loaded once
+        and shared by every search of this process."""
         with self._models_lock:
             m = self._models.get(path)
             if m is None:
@@ -165,7 +140,8 @@ class AIEngine:
 
                 torch.set_num_threads(self._torch_threads)
                 try:
-                    m = _Model(path, self.batching, self.max_batch, self.cache_bytes)
+                    m = ModelPipeline(path, batching=self.batching, max_batch=self.max_batch,
+                                      cache_bytes=self.cache_bytes)
                 except QizeroError as exc:
                     raise Unavailable(f"cannot load the level's network: {exc}") from None
                 self._models[path] = m
@@ -195,7 +171,7 @@ class AIEngine:
                 level=level.id,
             )
         cfg = SearchConfig.model_validate(level.search)
-        return SearchPlayer(f"level-{level.id}", BatchedEvaluator(model.infer), cfg)
+        return SearchPlayer(f"level-{level.id}", model, cfg)
 
     def warm_up(self) -> None:
         """Load (and trace) every level's network before the first search needs it, so no
@@ -413,25 +389,8 @@ class AIEngine:
             "batching": self.batching,
             "processes": 0,
             "warm": self.warm,
-            "models": {
-                str(p): {
-                    "forward_passes": m.batcher.calls if m.batcher else m.network.calls,
-                    "rows": m.batcher.rows if m.batcher else m.network.positions,
-                    "cache_hits": m.cache.hits if m.cache else 0,
-                    "cache_misses": m.cache.misses if m.cache else 0,
-                    **batch_size_counts(m.batcher),
-                }
-                for p, m in loaded.items()
-            },
+            "models": {str(p): m.stats() for p, m in loaded.items()},
         }
-
-
-def batch_size_counts(batcher: Batcher | None) -> dict[str, int]:
-    """A network's forward passes per batch-size bucket, as flat counters (``batches_le_<n>``,
-    ``batches_le_inf``) that add up over the search processes like the other figures."""
-    counts = batcher.batch_sizes if batcher is not None else [0] * (len(BATCH_BUCKETS) + 1)
-    names = [*(str(b) for b in BATCH_BUCKETS), "inf"]
-    return {f"batches_le_{name}": n for name, n in zip(names, counts, strict=True)}
 
 
 def _settle(waiter: asyncio.Future, result: Any, error: BaseException | None) -> None:

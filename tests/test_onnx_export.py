@@ -61,7 +61,7 @@ def test_onnx_model_matches_the_pytorch_network(game_id: str, exported: dict) ->
     masks = np.stack([game.legal_mask(s) for s in states])
     # Batches of several sizes: one position, a search's handful, a service batch, all of them.
     for lo, hi in [(0, 1), (1, 9), (9, 73), (0, len(states))]:
-        p_torch, v_torch = torch_net.forward(obs[lo:hi], masks[lo:hi])
+        p_torch, v_torch = torch_net.infer(obs[lo:hi], masks[lo:hi])
         p_onnx, v_onnx = onnx_net.infer(obs[lo:hi], masks[lo:hi])
         assert p_onnx.shape == p_torch.shape and v_onnx.shape == v_torch.shape
         assert np.abs(p_onnx - p_torch).max() <= TOLERANCE

@@ -350,7 +350,7 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from agents.evaluator import NetworkEvaluator
+    from agents.inference import ModelPipeline
     from agents.players import level_player, read_levels
     from training.jiugong_check import check_player
 
@@ -363,7 +363,7 @@ def run_check(args: argparse.Namespace) -> int:
         "against the exact solver"
     )
     t0 = time.monotonic()
-    evaluator = player.evaluator if isinstance(player.evaluator, NetworkEvaluator) else None
+    evaluator = player.evaluator if isinstance(player.evaluator, ModelPipeline) else None
     report = check_player(player, evaluator, seed=args.seed, playouts=not args.no_playouts)
     for line in report.lines():
         print(line)

@@ -255,6 +255,7 @@ class GtpEngine:
         """``lz-analyze`` / ``kata-analyze``: answer ``=`` now, then lines while the search
         runs (training.gtp_analysis), until the next command."""
         from agents.evaluator import network_outcome, playout_outcome
+        from agents.inference import ModelPipeline
         from agents.players import SearchPlayer
 
         try:
@@ -270,7 +271,8 @@ class GtpEngine:
             raise GtpError(f"{COLOUR_NAMES[self.game.to_play(self.state)]} to play")
         outcome = None
         if kata:  # the network's heads, or (pure MCTS) random playouts
-            model = getattr(self.player.evaluator, "model", None)
+            pipeline = self.player.evaluator
+            model = pipeline.loaded.model if isinstance(pipeline, ModelPipeline) else None
             outcome = (network_outcome(model, self.game, self.state) if model is not None
                        else playout_outcome(self.game, self.state, self.rng))
         self._write(f"={self._ident}\n")

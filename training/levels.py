@@ -32,7 +32,7 @@ import numpy as np
 
 from agents.checkpoint import file_digest, load_model, save_checkpoint
 from agents.config import SearchConfig
-from agents.evaluator import NetworkEvaluator
+from agents.inference import ModelPipeline
 from agents.players import (
     PLAYER_CACHE_BYTES,
     Player,
@@ -201,8 +201,7 @@ def build_levels(
             )
             files[it] = name
         search_cfg = level_search(spec)
-        model = load_model(out_dir / files[it]).model
-        evaluator = NetworkEvaluator(model, cache_bytes=PLAYER_CACHE_BYTES, traced=True)
+        evaluator = ModelPipeline(out_dir / files[it], cache_bytes=PLAYER_CACHE_BYTES)
         # Identified by the source checkpoint: the exported file holds its weights.
         identity = {"weights": digests[it], "search": search_cfg.as_json()}
         players.append(SearchPlayer(spec.label, evaluator, search_cfg, identity))

@@ -1,12 +1,18 @@
-"""The evaluation cache: exact answers, counted hits, a byte budget, safe under threads."""
+"""The inference pipeline (agents.inference): its evaluation cache (exact answers, counted hits,
+a byte budget, safe under threads) and the pipeline (cache, batcher, network) as one evaluator."""
 
 from __future__ import annotations
 
+import pickle
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from agents.evaluator import CachedInfer
+from agents.evaluator import observations_and_masks
+from agents.inference import CachedInfer, InferencePipeline
+from envs import make_game
 
 
 class _Net:
@@ -92,3 +98,63 @@ def test_threads_share_one_cache() -> None:
         t.join()
     assert not errors
     assert cached.hits + cached.misses == 4 * 20 * 64
+
+
+class _Pickled:
+    """A picklable stand-in network (a module-level class: sent to another process by name)."""
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        flat = obs.reshape(len(obs), -1)
+        return _Net()(flat[:, None, :], masks)
+
+
+def test_pipeline_answers_through_cache_then_network_and_counts_both() -> None:
+    net = _Net()
+    pipeline = InferencePipeline(net, cache_bytes=1 << 20)
+    obs, masks = _batch(np.random.default_rng(4), 10)
+    want = _Net()(obs, masks)
+    for _ in range(3):
+        p, v = pipeline.infer(obs, masks)
+        np.testing.assert_array_equal(p, want[0])
+        np.testing.assert_array_equal(v, want[1])
+    stats = pipeline.stats()
+    assert net.rows == 10
+    assert (stats["forward_passes"], stats["rows"]) == (1, 10)
+    assert (stats["cache_hits"], stats["cache_misses"]) == (20, 10)
+    assert stats["batches_le_16"] == 0  # counted per bucket only by a batcher
+
+
+def test_pipeline_batches_concurrent_callers_into_shared_forward_passes() -> None:
+    started = threading.Event()
+
+    def slow(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        started.set()
+        time.sleep(0.05)
+        return _Net()(obs, masks)
+
+    pipeline = InferencePipeline(slow, batching=True, max_batch=64)
+    obs, masks = _batch(np.random.default_rng(5), 16)
+    want = _Net()(obs, masks)
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda i: pipeline.infer(obs[i:i + 2], masks[i:i + 2]),
+                                range(0, 16, 2)))
+    for i, (p, v) in zip(range(0, 16, 2), results, strict=True):
+        np.testing.assert_array_equal(p, want[0][i:i + 2])
+        np.testing.assert_array_equal(v, want[1][i:i + 2])
+    stats = pipeline.stats()
+    assert stats["rows"] == 16 and stats["forward_passes"] < 8  # callers shared passes
+
+
+def test_pipeline_is_an_evaluator_and_travels_to_another_process() -> None:
+    game = make_game("jiugong")
+    states = [game.initial_state(), game.apply(game.initial_state(), 4)]
+    pipeline = InferencePipeline(_Pickled(), cache_bytes=1 << 20)
+    priors, values = pipeline.evaluate(game, states)
+    obs, masks = observations_and_masks(game, states)
+    np.testing.assert_array_equal(priors, _Pickled()(obs, masks)[0])
+    assert priors.shape == (2, game.spec.num_actions) and values.shape == (2,)
+    copy = pickle.loads(pickle.dumps(pipeline))
+    np.testing.assert_array_equal(copy.evaluate(game, states)[0], priors)
+    assert copy.stats()["forward_passes"] == 1  # its counts start afresh
+    empty = pipeline.evaluate(game, [])
+    assert empty[0].shape == (0, game.spec.num_actions) and empty[1].shape == (0,)
