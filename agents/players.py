@@ -28,6 +28,7 @@ import numpy as np
 
 from agents.config import SearchConfig
 from agents.evaluator import Evaluator, RolloutEvaluator
+from agents.levels_file import LEVELS_FILE, LevelsFile
 from agents.search import search
 from agents.variety import OpeningVariety, varied_action
 from envs import Game
@@ -204,42 +205,37 @@ def levels_folder(game: Game, root: str | Path | None = None) -> Path:
     return folder / key if key else folder
 
 
-def read_levels(game: Game, root: str | Path | None = None) -> dict[str, Any]:
-    path = levels_folder(game, root) / "levels.json"
+def read_levels(game: Game, root: str | Path | None = None) -> LevelsFile:
+    """The levels trained for this game's options (:func:`levels_folder`); ConfigError
+    saying which options do have levels when there are none."""
+    path = levels_folder(game, root) / LEVELS_FILE
     if not path.is_file():
         # Say which options do have levels (e.g. Stereo Go: the defaults, area, plain 9x9).
         folder = Path(root or CHECKPOINT_ROOT) / game.spec.id
         # A folder is named by options_key: name-value pairs joined by "+".
         trained = sorted(
             " ".join("=".join(kv.split("-", 1)) for kv in q.parent.name.split("+"))
-            for q in folder.glob("*/levels.json")
+            for q in folder.glob(f"*/{LEVELS_FILE}")
         )
-        if (folder / "levels.json").is_file():
+        if (folder / LEVELS_FILE).is_file():
             trained.insert(0, "the default options")
         where = f"; levels exist for: {'; '.join(trained)}" if trained else ""
         raise ConfigError(
             f"no levels for {game.spec.id} with these options: {path} does not exist "
             f"(run qizero levels){where}"
         )
-    return json.loads(path.read_text())
-
-
-def find_level(game: Game, which: str, root: str | Path | None = None) -> dict[str, Any]:
-    """The entry of a shipped level in the game's levels.json, by id (``3``) or label."""
-    data = read_levels(game, root)
-    for lv in data["levels"]:
-        if str(lv["id"]) == which or lv["label"] == which:
-            return lv
-    known = ", ".join(f"{lv['id']} ({lv['label']})" for lv in data["levels"])
-    raise ConfigError(f"no level {which!r} for {game.spec.id}; known levels: {known}")
+    return LevelsFile.read(path)
 
 
 def level_player(game: Game, which: str, root: str | Path | None = None) -> SearchPlayer:
-    """A shipped level, by id (``3``) or label, from the game's levels.json
+    """A shipped level, by id (``3``) or label, from the game's levels file
     (:func:`levels_folder`)."""
-    lv = find_level(game, which, root)
-    cfg = SearchConfig.model_validate(lv["search"])
-    return network_player(levels_folder(game, root) / lv["checkpoint"], cfg, f"level-{lv['id']}")
+    lv = read_levels(game, root).find(which)
+    if lv.checkpoint is None:
+        raise ConfigError(f"level {which!r} of {game.spec.id} is {lv.player!r}, not a network: "
+                          f"play it as that player")
+    cfg = SearchConfig.model_validate(lv.search)
+    return network_player(levels_folder(game, root) / lv.checkpoint, cfg, f"level-{lv.id}")
 
 
 def _setting(text: str) -> tuple[str, Any]:

@@ -80,9 +80,10 @@ def main() -> None:
         for game_id in args.games:
             options = LADDERS[game_id]
             game = make_game(game_id, **options)
-            top = read_levels(game)["levels"][-1]
-            path = export_level(game_id, str(top["id"]), Path(tmp) / f"{game_id}.onnx", options)
-            model = load_model(levels_folder(game) / top["checkpoint"]).model
+            top = read_levels(game).levels[-1]
+            assert top.checkpoint is not None  # a shipped ladder's levels are networks
+            path = export_level(game_id, str(top.id), Path(tmp) / f"{game_id}.onnx", options)
+            model = load_model(levels_folder(game) / top.checkpoint).model
             runtimes = {
                 "torch traced": NetworkEvaluator(model, traced=True).infer,
                 "torch eager": NetworkEvaluator(model).infer,
@@ -106,17 +107,17 @@ def main() -> None:
                         fn(o, m)
                         times[name].append(time.perf_counter() - t0)
                 med = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
-                rows.append((game_id, top["label"], batch, med, d_prior, d_value))
+                rows.append((game_id, top.label, batch, med, d_prior, d_value))
                 print(f"{game_id} batch {batch}: " + ", ".join(
                     f"{k} {v:.3f} ms" for k, v in med.items()), flush=True)
             if args.moves > 0:
-                search = SearchConfig.model_validate(top["search"])
+                search = SearchConfig.model_validate(top.search)
                 evaluators = {
                     "torch traced": NetworkEvaluator(model, traced=True),
                     "onnxruntime": InferencePipeline(runtimes["onnxruntime"]),
                 }
                 med = move_times(game, evaluators, search, args.moves, args.seed)
-                move_rows.append((game_id, top["label"], search.simulations, med))
+                move_rows.append((game_id, top.label, search.simulations, med))
                 print(f"{game_id} a move: " + ", ".join(
                     f"{k} {v:.1f} ms" for k, v in med.items()), flush=True)
     print()

@@ -40,10 +40,11 @@ GAMES: dict[str, tuple[str, dict[str, Any]]] = {
 
 def top_level(game: Game) -> SearchPlayer:
     """The game's strongest level (the last of its levels.json), without a cache."""
-    level = read_levels(game)["levels"][-1]
-    cfg = SearchConfig.model_validate(level["search"])
-    path = levels_folder(game) / level["checkpoint"]
-    return network_player(path, cfg, f"level-{level['label']}", cache_bytes=0)
+    level = read_levels(game).levels[-1]
+    assert level.checkpoint is not None  # a shipped ladder's levels are networks
+    cfg = SearchConfig.model_validate(level.search)
+    path = levels_folder(game) / level.checkpoint
+    return network_player(path, cfg, f"level-{level.label}", cache_bytes=0)
 
 
 def positions(game: Game, skip: int, every: int, count: int, seed: int) -> list[Any]:

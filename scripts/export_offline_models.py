@@ -48,15 +48,15 @@ def export_game(key: str, out_dir: Path) -> dict:
     for old in out_dir.glob("*.onnx"):
         old.unlink()
     levels = []
-    for entry in read_levels(make_game(game_id, **options))["levels"]:
-        path = out_dir / f"{entry['id']}-{entry['label']}.onnx"
-        export_level(game_id, str(entry["id"]), path, options)
+    for entry in read_levels(make_game(game_id, **options)).levels:
+        path = out_dir / f"{entry.id}-{entry.label}.onnx"
+        export_level(game_id, str(entry.id), path, options)
         meta = read_metadata(path)
         data = path.read_bytes()
         levels.append({
-            "id": str(entry["id"]),
-            "label": entry["label"],
-            "elo": entry.get("elo"),
+            "id": str(entry.id),
+            "label": entry.label,
+            "elo": entry.elo,
             "file": path.name,
             "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),

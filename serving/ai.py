@@ -162,7 +162,7 @@ class AIEngine:
                 return make_player(game, level.player, seed=seed)
             except QizeroError as exc:
                 raise BadInput(f"level {level.id!r} cannot play {game.spec.id}: {exc}") from None
-        assert level.checkpoint is not None  # parse_levels guarantees one of the two
+        assert level.checkpoint is not None  # a level entry holds one of the two
         model = self.model(level.checkpoint)
         if not model.loaded.plays(game):
             raise BadInput(

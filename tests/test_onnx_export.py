@@ -15,7 +15,7 @@ import envs
 import qizero_cli
 from agents.checkpoint import CheckpointError
 from agents.evaluator import NetworkEvaluator
-from agents.players import CHECKPOINT_ROOT, find_level, levels_folder
+from agents.players import CHECKPOINT_ROOT, levels_folder, read_levels
 from envs.core import ConfigError
 from envs.policies import random_positions
 from training.onnx_export import (
@@ -73,14 +73,14 @@ def test_onnx_model_matches_the_pytorch_network(game_id: str, exported: dict) ->
 def test_metadata_describes_the_level(exported: dict) -> None:
     meta = read_metadata(exported["stereo_go"])
     game = envs.make_game("stereo_go", **LADDERS["stereo_go"])
-    entry = find_level(game, "master")
+    entry = read_levels(game).find("master")
     assert meta["format"] == "qizero-onnx" and meta["format_version"] == 1
     assert meta["game"]["id"] == "stereo_go"
     assert meta["game"]["options"]["rules"] == "area"
     assert meta["game"]["options_key"] == "max_moves-400+rules-area"
     assert meta["game"]["player_names"] == ["black", "white"]
-    assert meta["level"]["label"] == "master" and meta["level"]["elo"] == entry["elo"]
-    assert meta["search"] == entry["search"]
+    assert meta["level"]["label"] == "master" and meta["level"]["elo"] == entry.elo
+    assert meta["search"] == entry.search
     assert meta["network"]["kind"] == "cylinder"
     assert [i["name"] for i in meta["inputs"]] == ["observation", "action_mask"]
     assert meta["inputs"][0]["shape"] == ["batch", *game.spec.observation_shape]

@@ -113,7 +113,7 @@ def test_shipped_ladder_is_strictly_ordered(folder: str) -> None:
     options = json.loads((where / "levels.json").read_text())
     game = make_game(game_id, **options["game_options"])
     assert levels_folder(game, REPO / "checkpoints") == where
-    data = read_levels(game)
+    data = read_levels(game).to_json()
     levels = data["levels"]
     assert len(levels) >= 5, (
         f"{name} (game {game_id}, options {options['game_options']}): {len(levels)} levels, "

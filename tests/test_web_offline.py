@@ -227,7 +227,7 @@ def test_one_exported_model_per_level_with_its_search(key):
     game = offline_game(key)
     manifest = json.loads((MODELS / key / "levels.json").read_text())
     assert manifest["game"] == key
-    shipped = read_levels(game)["levels"]
+    shipped = read_levels(game).to_json()["levels"]
     assert [lv["id"] for lv in manifest["levels"]] == [str(lv["id"]) for lv in shipped]
     for entry, level in zip(manifest["levels"], shipped):
         assert entry["label"] == level["label"]

@@ -319,14 +319,15 @@ def run_levels(args: argparse.Namespace) -> int:
 
 
 def _recalibrate(args: argparse.Namespace) -> int:
+    from agents.levels_file import LevelsFile
     from agents.players import levels_folder
-    from training.levels import read_levels_folder, recalibrate_levels
+    from training.levels import recalibrate_levels
 
     source = Path(args.from_levels)
-    data = read_levels_folder(source)
-    if data.get("game") != args.game:
-        raise ConfigError(f"{source} holds levels of {data.get('game')!r}, not {args.game!r}")
-    options = {**data.get("game_options", {}), **parse_options(args.option)}
+    ladder = LevelsFile.read(source)
+    if ladder.game != args.game:
+        raise ConfigError(f"{source} holds levels of {ladder.game!r}, not {args.game!r}")
+    options = {**ladder.game_options, **parse_options(args.option)}
     game = make_game(args.game, **options)
     out = Path(args.out) if args.out else levels_folder(game, REPO / "checkpoints")
     journal = REPO / "runs" / f"recalibrate-{args.game}-{out.name}"
@@ -355,8 +356,7 @@ def run_check(args: argparse.Namespace) -> int:
     from training.jiugong_check import check_player
 
     game = make_game(args.game)
-    data = read_levels(game, args.levels_dir)
-    which = args.level or str(data["levels"][-1]["id"])
+    which = args.level or str(read_levels(game, args.levels_dir).levels[-1].id)
     player = level_player(game, which, args.levels_dir)
     print(
         f"checking {args.game} level {which} ({player.cfg.simulations} simulations) "
