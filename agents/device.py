@@ -12,7 +12,7 @@ import torch
 from envs.core import ConfigError
 
 
-def resolve_device(name: str, field: str = "agents.device") -> torch.device:
+def resolve_device(name: str, field: str = "training.device") -> torch.device:
     """The device ``name`` (``auto``, ``cpu``, ``cuda`` or ``cuda:N``) means here."""
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")

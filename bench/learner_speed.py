@@ -4,7 +4,7 @@ replay buffer's sampling (symmetry augmentation on the CPU) rather than the netw
 Prints figures, asserts nothing. The buffer is filled with positions of uniformly random games
 (uniform policy targets, zero values: the arithmetic is the same as for real samples), then
 ``training.learner.Learner`` takes ``--steps`` gradient steps exactly as in a run (sampling,
-augmentation, forward, backward, AdamW) on ``agents.device`` and ``training.threads`` of the
+augmentation, forward, backward, AdamW) on ``training.device`` and ``training.threads`` of the
 config (``--device`` and ``--threads`` override them). Sampling alone is timed apart. Wall
 time and the process's CPU time are both printed: on a loaded machine the CPU figure (samples
 per CPU-second, all threads together) is the one that holds.
@@ -46,7 +46,7 @@ def main() -> None:
     ap.add_argument("--config", default="configs/stereo_go.yaml")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--positions", type=int, default=2000, help="samples in the buffer")
-    ap.add_argument("--device", help="override agents.device")
+    ap.add_argument("--device", help="override training.device")
     ap.add_argument("--threads", type=int, help="override training.threads")
     args = ap.parse_args()
 

@@ -56,7 +56,7 @@ echo "burst: $CONFIG, $WORKERS workers, $GAMES games and $STEPS steps an iterati
 set +e
 "$PY" qizero_cli.py train "$CONFIG" "${WHERE[@]}" --minutes "$MINUTES" --no-progress \
   --stage-every "${STAGE_EVERY:-5}" --run-dir "${RUN_DIR:-/tmp/qizero-burst-run}" \
-  --set selfplay.workers="$WORKERS" --set selfplay.device=auto --set agents.device=auto \
+  --set selfplay.workers="$WORKERS" --set selfplay.device=auto --set training.device=auto \
   --set selfplay.games_per_iteration="$GAMES" --set training.steps_per_iteration="$STEPS" "$@"
 rc=$?
 set -e

@@ -13,7 +13,7 @@ same machine and thread count).
 Self-play runs on a backend (``selfplay.backend``: local processes or Ray actors,
 ``training.backends``) that returns the samples of the iteration's tasks in task order, so the
 backend changes where games are played, not which. The learner's steps run on
-``agents.device`` (``auto``: a CUDA GPU when torch sees one, else the CPU).
+``training.device`` (``auto``: a CUDA GPU when torch sees one, else the CPU).
 
 Run directory (``runs/<game>-<time>/`` by default): ``config.yaml`` (resolved), ``checkpoints/
 ckpt_000012.pt`` + ``buffer_000012.npz``, ``tb/`` (TensorBoard: ``losses/...``,
@@ -133,7 +133,7 @@ class Learner:
         self.game = make_game(cfg.game.id, **cfg.game.options)
         torch.set_num_threads(cfg.training.threads)
         torch.manual_seed(cfg.seed * 1000 + _INIT)
-        self.device = resolve_device(cfg.agents.device)
+        self.device = resolve_device(cfg.training.device)
         self.model = build_network(self.game.spec, cfg.network).to(self.device)
         t = cfg.training
         self.optimizer = torch.optim.AdamW(
