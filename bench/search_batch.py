@@ -73,12 +73,12 @@ def bench_game(name: str, batches: list[int], args: argparse.Namespace) -> None:
         for b in batches:
             player.cfg = base.model_copy(update={"batch": b})
             for k, s in enumerate(states):
-                before = player.evaluator.calls
+                before = player.evaluator.stats()["forward_passes"]
                 t0 = time.perf_counter()
                 a = player.select_action(game, s, np.random.default_rng(args.seed))
                 best[b][k] = min(best[b][k], time.perf_counter() - t0)
                 if repeat == 0:
-                    calls[b] += player.evaluator.calls - before
+                    calls[b] += player.evaluator.stats()["forward_passes"] - before
                     moves[b].append(a)
     print(f"{name} ({game.spec.name}), top level {player.name}: {base.algorithm} "
           f"{base.simulations} simulations, {len(states)} positions")
