@@ -1,6 +1,6 @@
 """Players: anything that picks moves — baselines, the exact solver, pure MCTS, trained levels.
 
-One interface for the arena, the level ladder and (later) the REST service:
+One interface for the arena, the level ladder, GTP and the service:
 
 * ``select_actions(game, states, rng) -> list[int]``: batched (searching players search all the
   states together, so an arena plays many games at once); ``select_action`` is the one-state
@@ -12,7 +12,8 @@ Players are built from short spec strings by :func:`make_player` (``random``, ``
 ``solver``, ``mcts:400`` (pure MCTS), ``uct:400`` (classical UCT), ``level:3``,
 ``net:PATH[:SIMS[:TEMP[:SETTING=VALUE...]]]``, the settings any of
 :class:`~agents.config.SearchConfig`'s, e.g. ``max_considered=8``). The evaluator inside a
-search player is an attribute, so a service can wrap it to batch across concurrent callers.
+search player is an attribute: a network's is its inference pipeline
+(:class:`agents.inference.ModelPipeline`), which the service shares among concurrent callers.
 """
 
 from __future__ import annotations
