@@ -71,7 +71,7 @@ def write_levels(root: Path, game_id: str, levels: list[dict[str, Any]], **extra
 def tiny_checkpoint(
     path: Path, game_id: str = "jiugong", seed: int = 0, options: dict[str, Any] | None = None
 ) -> Path:
-    """A small untrained network saved through the training package's checkpoint API."""
+    """A small untrained network saved through the agent layer's checkpoint API."""
     import torch
 
     from agents.checkpoint import save_checkpoint

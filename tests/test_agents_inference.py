@@ -158,3 +158,25 @@ def test_pipeline_is_an_evaluator_and_travels_to_another_process() -> None:
     assert copy.stats()["forward_passes"] == 1  # its counts start afresh
     empty = pipeline.evaluate(game, [])
     assert empty[0].shape == (0, game.spec.num_actions) and empty[1].shape == (0,)
+
+
+def test_a_checkpoints_pipeline_answers_as_its_network_and_reloads_in_another_process(
+    tmp_path,
+) -> None:
+    from serving_helpers import tiny_checkpoint
+
+    from agents.evaluator import NetworkEvaluator
+    from agents.inference import ModelPipeline
+
+    path = tiny_checkpoint(tmp_path / "tiny.pt")
+    pipeline = ModelPipeline(path, batching=True, cache_bytes=1 << 20)
+    game = pipeline.loaded.game
+    states = [game.initial_state(), game.apply(game.initial_state(), 4)]
+    want = NetworkEvaluator(pipeline.loaded.model).evaluate(game, states)
+    got = pipeline.evaluate(game, states)
+    np.testing.assert_allclose(got[0], want[0], atol=1e-5)
+    np.testing.assert_allclose(got[1], want[1], atol=1e-5)
+    assert pipeline.stats()["forward_passes"] == 1 and pipeline.stats()["batches_le_2"] == 1
+    copy = pickle.loads(pickle.dumps(pipeline))  # the path travels, the network loads again
+    assert copy.path == path and copy.batcher is not None and copy.cache is not None
+    np.testing.assert_allclose(copy.evaluate(game, states)[0], got[0], atol=1e-5)
