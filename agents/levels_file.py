@@ -196,12 +196,12 @@ class LevelsFile:
         """The levels file at ``path`` (a file, or the folder holding ``levels.json``);
         LevelsFileError naming the file when it is missing, unreadable or invalid."""
         path = Path(path)
-        if path.is_dir():
+        if path.suffix != ".json":  # a ladder's folder
             path = path / LEVELS_FILE
         try:
             return LevelsFile.from_json(json.loads(path.read_text()))
         except (OSError, ValueError, TypeError) as exc:  # LevelsFileError is a ValueError
-            raise LevelsFileError(f"levels file {path} is unreadable: {exc}") from None
+            raise LevelsFileError(f"cannot read {path}: {exc}") from None
 
     def write(self, path: str | Path) -> Path:
         """Write the file at ``path`` atomically (a reader never sees half of it)."""

@@ -69,9 +69,9 @@ def test_a_broken_file_gets_an_error_naming_the_problem(data, message) -> None:
 
 def test_reading_names_the_file_and_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / LEVELS_FILE).write_text("{not json")
-    with pytest.raises(ConfigError, match=f"levels file {tmp_path / LEVELS_FILE} is unreadable"):
+    with pytest.raises(ConfigError, match=f"cannot read {tmp_path / LEVELS_FILE}"):
         LevelsFile.read(tmp_path)
-    with pytest.raises(LevelsFileError, match="unreadable"):
+    with pytest.raises(LevelsFileError, match="cannot read"):
         LevelsFile.read(tmp_path / "missing" / LEVELS_FILE)
 
 
