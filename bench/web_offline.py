@@ -35,12 +35,11 @@ sys.path.insert(0, str(ROOT))
 from envs import make_game  # noqa: E402
 
 STATIC = ROOT / "serving" / "static"
-# the keys of js/offline/games.js: (game id, options)
+# the entries of the page's offline registry (offline/models/index.json): key -> (game id,
+# options)
 GAMES: dict[str, tuple[str, dict[str, Any]]] = {
-    "jiugong": ("jiugong", {}),
-    "fangqi": ("fangqi", {}),
-    "stereo_go": ("stereo_go", {}),
-    "stereo_go-board-9x9": ("stereo_go", {"board": "9x9"}),
+    row["key"]: (row["game"], row["options"])
+    for row in json.loads((STATIC / "offline" / "models" / "index.json").read_text())["games"]
 }
 
 

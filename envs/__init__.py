@@ -1,8 +1,9 @@
 """Rules engines and their Gymnasium environments.
 
-``import envs`` registers every game (``envs.make_game``) and its Gymnasium id
-(``gymnasium.make("qizero/Jiugong-v0")``). Rules modules import only numpy; the games are
-imported lazily, the first time one is made.
+``import envs`` registers every game shipped here, then imports the game modules named by
+``QIZERO_GAME_MODULES`` (``envs.plugins``: games of your own, registered the same way): each
+game for ``envs.make_game`` and as a Gymnasium id (``gymnasium.make("qizero/Jiugong-v0")``).
+Rules modules import only numpy; the games are imported lazily, the first time one is made.
 """
 
 from typing import Any
@@ -28,6 +29,10 @@ register_game("jiugong", "envs.jiugong:Jiugong", "qizero/Jiugong-v0")
 register_game("fangqi", "envs.fangqi:FangQi", "qizero/FangQi-v0")
 register_game("trigolden", "envs.trigolden:TriGolden", "qizero/TriGolden-v0")
 register_game("stereo_go", "envs.stereo_go:StereoGo", "qizero/StereoGo-v0")
+
+from envs.plugins import load_plugins  # noqa: E402  (plugins register through envs.core)
+
+load_plugins()
 
 from envs.gym_env import register_gym_envs  # noqa: E402  (after the registry is filled)
 

@@ -2,8 +2,11 @@
 
 Every game in qizero is a :class:`Game`. Search, training, the Gymnasium wrapper and the
 service only ever talk to this protocol, never to game-specific code, so a new game is a new
-module here plus one ``register_game`` line in ``envs/__init__.py`` (its game id and Gymnasium
-id); the web client draws it only once it has a board (docs/web_client.md).
+module plus one ``register_game`` line: in ``envs/__init__.py`` for the games shipped here, or
+in a module of your own named by ``QIZERO_GAME_MODULES`` (``envs.plugins``).
+``Game.board_view`` says how the web client draws a position (a generic grid, or a picture of
+the game's own), so a grid game is playable in the browser with no web code
+(docs/adding_a_game.md).
 
 Design decisions (the same for every game):
 
@@ -344,6 +347,26 @@ class Game(abc.ABC, Generic[S]):
     def render(self, state: S) -> str:
         """*Default.* A human-readable picture of the state (ASCII)."""
         return repr(self.to_json(state))
+
+    # ---------------------------------------------------------------- for people
+    #: Texts a client shows for this game, per language (``{"en": {key: text}, "zh": {...}}``):
+    #: its name (``game.<id>``), its seats (``seat.<name>``), its status facts' keys. The
+    #: web client adds them to its label tables, so a new game needs no client strings.
+    labels: ClassVar[dict[str, dict[str, str]]] = {}
+
+    def board_view(self, state: S) -> dict[str, Any]:
+        """*Default: text.* How a client draws ``state``: ``{"kind": ..., ...}`` (envs.boards):
+        ``"grid"`` for any board of rows and columns (``envs.boards.grid_board``), a kind of
+        the game's own, or this default, the :meth:`render` picture with the legal moves as
+        buttons."""
+        return {"kind": "text", "text": self.render(state)}
+
+    def status_facts(self, state: S) -> list[dict[str, Any]]:
+        """*Default: none.* What a client shows about ``state`` besides whose turn it is
+        (captures, pieces in hand, actions still owed), as label keys with arguments
+        (``envs.boards.fact``): the client renders them in its language, with no per-game
+        code."""
+        return []
 
     def winner(self, state: S) -> int | None:
         """*Default.* Index of the player with the best positive result, or None (draw/not over)."""

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.boards import fact, special_board
 from envs.core import Game, GameSpec, IllegalMove, InvalidState
 
 EMPTY, SOUTH_PIECE, NORTH_PIECE, SHARED = 0, 1, 2, 3
@@ -261,6 +262,13 @@ class Jiugong(Game[JiugongState]):
         if state.board[t] != EMPTY:
             raise IllegalMove(move, f"{parts[1]} is occupied")
         return _STEP_INDEX[(f, t)]
+
+    # ------------------------------------------------------------ for people
+    def board_view(self, state: JiugongState) -> dict[str, Any]:
+        return special_board("jiugong")
+
+    def status_facts(self, state: JiugongState) -> list[dict[str, Any]]:
+        return [fact("state.jiugong.locked" if state.shared_locked else "state.jiugong.free")]
 
     # ------------------------------------------------------------ serialization
     def to_json(self, state: JiugongState) -> dict[str, Any]:

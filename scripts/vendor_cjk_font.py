@@ -21,7 +21,6 @@ characters give the same bytes), so a rerun without new characters changes nothi
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import json
 import re
@@ -33,6 +32,10 @@ from pathlib import Path
 
 from fontTools import subset
 from fontTools.ttLib import TTFont
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by a test
+from vendor_onnxruntime_web import check as check_manifest  # noqa: E402
+from vendor_onnxruntime_web import sha256  # noqa: E402
 
 PACKAGE = "@fontsource/noto-sans-sc"
 VERSION = "5.3.0"
@@ -70,10 +73,6 @@ def used_characters(static: Path = STATIC) -> set[str]:
         if path.suffix in SCANNED and path.is_file():
             found.update(CJK.findall(path.read_text(encoding="utf-8")))
     return found
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def cut(source: bytes, wanted: set[int]) -> tuple[bytes, set[int]]:
@@ -144,22 +143,16 @@ def missing_characters(font: Path, static: Path = STATIC) -> str:
     return "".join(sorted(c for c in used_characters(static) if ord(c) not in cmap))
 
 
+def font_problem(name: str, path: Path) -> str | None:
+    """A subset font that lacks a character the page uses."""
+    if name.endswith(".woff2") and (lacking := missing_characters(path)):
+        return f"no glyph for {lacking} (rerun scripts/vendor_cjk_font.py)"
+    return None
+
+
 def check(dest: Path) -> list[str]:
-    """What is wrong with the committed files (empty when all agree): a file missing or
-    differing from the manifest, or a character of the page missing from a font."""
-    manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
-    problems = []
-    for name, facts in manifest["files"].items():
-        path = dest / name
-        if not path.is_file():
-            problems.append(f"{name}: missing")
-        elif sha256(path) != facts["sha256"]:
-            problems.append(f"{name}: SHA-256 differs from the manifest")
-        elif name.endswith(".woff2") and (lacking := missing_characters(path)):
-            problems.append(f"{name}: no glyph for {lacking} (rerun scripts/vendor_cjk_font.py)")
-    extra = {p.name for p in dest.iterdir()} - set(manifest["files"]) - {"manifest.json"}
-    problems += [f"{name}: not in the manifest" for name in sorted(extra)]
-    return problems
+    """What differs between the committed files and their manifest, glyphs included."""
+    return check_manifest(dest, font_problem)
 
 
 def main() -> int:

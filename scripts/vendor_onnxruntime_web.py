@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 PACKAGE = "onnxruntime-web"
@@ -67,9 +68,10 @@ def fetch(version: str, dest: Path) -> dict:
     return manifest
 
 
-def check(dest: Path) -> list[str]:
-    """What differs between the committed files and their manifest (empty when all agree)."""
-    manifest = json.loads((dest / "manifest.json").read_text())
+def check(dest: Path, file_problem: Callable[[str, Path], str | None] | None = None) -> list[str]:
+    """What differs between the committed files and their manifest (empty when all agree);
+    ``file_problem(name, path)`` adds a vendor's own check of a file that matches it."""
+    manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
     problems = []
     for name, facts in manifest["files"].items():
         path = dest / name
@@ -77,6 +79,8 @@ def check(dest: Path) -> list[str]:
             problems.append(f"{name}: missing")
         elif sha256(path) != facts["sha256"]:
             problems.append(f"{name}: SHA-256 differs from the manifest")
+        elif file_problem is not None and (found := file_problem(name, path)):
+            problems.append(f"{name}: {found}")
     extra = {p.name for p in dest.iterdir()} - set(manifest["files"]) - {"manifest.json"}
     problems += [f"{name}: not in the manifest" for name in sorted(extra)]
     return problems

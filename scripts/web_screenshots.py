@@ -112,6 +112,20 @@ def _game(game: str, moves: int, **body: Any) -> Callable[[Any, str], None]:
     return open_page
 
 
+def _analysis(page: Any, url: str) -> None:
+    """A Stereo Go 9x9 position with the analysis mode on: top moves and ownership drawn."""
+    _game("stereo_go", 20, config={"board": "9x9"})(page, url)
+    page.check("#analysis-toggle")
+    page.wait_for_selector('.analysis-progress[data-final="true"]', timeout=120_000)
+
+
+def _review(page: Any, url: str) -> None:
+    """A finished Jiugong game (random moves to the end) and its review."""
+    _game("jiugong", 10_000)(page, url)
+    page.click("#review-open")
+    page.wait_for_selector("#mistakes", timeout=120_000)
+
+
 def _start(page: Any, url: str) -> None:
     page.goto(url + "/")
     page.wait_for_selector("fieldset.seats select")
@@ -145,6 +159,8 @@ SHOTS = [
     Shot("trigolden", "TriGolden game", _game("trigolden", 8)),
     Shot("stereo_go", "Stereo Go (the cylinder)", _game("stereo_go", 16)),
     Shot("stereo_go_9x9", "Stereo Go on 9×9", _game("stereo_go", 16, config={"board": "9x9"})),
+    Shot("analysis", "Analysis mode (9×9)", _analysis),
+    Shot("review", "Review after a game (Jiugong)", _review),
     Shot("ladder_lobby", "Ladder lobby", _ladder("lobby")),
     Shot("ladder_leaderboard", "Leaderboard", _ladder("leaderboard")),
     Shot("ladder_profile", "Ladder profile", _ladder("profile")),

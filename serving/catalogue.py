@@ -118,6 +118,8 @@ def describe(game: Game, state: Any, include_legal: bool = True) -> dict[str, An
         "state": game.to_json(state),
         "text": game.render(state),
         "drawing": adapter.drawing(game, state),
+        "board": game.board_view(state),
+        "facts": game.status_facts(state),
     }
 
 
@@ -134,6 +136,8 @@ def game_info(game_id: str) -> dict[str, Any]:
         "variants": {o["name"]: o["choices"] for o in options if o["choices"]},
         "num_actions": game.spec.num_actions,
         "max_length": game.spec.max_length,
+        "board_kind": game.board_view(game.initial_state())["kind"],
+        "labels": type(game).labels,
         "sessions": {
             "turn_seconds_default": game.spec.turn_seconds,
             "timer": game.spec.turn_seconds is not None,

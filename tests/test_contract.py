@@ -129,6 +129,25 @@ def test_json_round_trip(game, trajectories):
                 assert game.to_play(restored) == game.to_play(state)
 
 
+def test_board_view_and_facts_are_data_a_client_can_draw(game, trajectories):
+    """Every position names its board kind (a grid's cells fit its labels and hold player
+    indices) and its status facts are label keys with JSON arguments (envs/boards.py)."""
+    for states, _ in trajectories:
+        for state in states[:: max(1, len(states) // 8)]:
+            board = json.loads(json.dumps(game.board_view(state)))
+            assert isinstance(board["kind"], str) and board["kind"]
+            if board["kind"] == "grid":
+                assert len(board["cells"]) == board["rows"] == len(board["row_labels"])
+                for row in board["cells"]:
+                    assert len(row) == board["cols"] == len(board["col_labels"])
+                    assert all(v is None or 0 <= v < game.spec.num_players for v in row)
+                assert board["click"] in ("cell", "column")
+            for fact in json.loads(json.dumps(game.status_facts(state))):
+                assert isinstance(fact["key"], str) and isinstance(fact["args"], dict)
+    for language, table in type(game).labels.items():
+        assert language in ("en", "zh") and all(isinstance(v, str) for v in table.values())
+
+
 def test_bad_json_is_refused(game):
     for bad in (None, [], "state", 3, {}, {"board": 12}):
         with pytest.raises(InvalidState):

@@ -109,9 +109,9 @@ def test_levels_file_appears_without_restart(tmp_path):
         assert body["default"] == "2"
         assert body["levels"] == [
             {"id": "1", "label": "Beginner", "elo": 0.0, "elo_ci": None, "games": 40,
-             "source": "levels.json"},
+             "source": "levels.json", "ladder": None},  # Jiugong has no ladder standings
             {"id": "2", "label": "Strong", "elo": 412.5, "elo_ci": [350.0, 470.0], "games": 80,
-             "source": "levels.json"},
+             "source": "levels.json", "ladder": None},
         ]
         s = c.post("/v1/games/jiugong/suggest", json={"level": "Strong", "seed": 1}).json()
         assert s["level"] == "2"

@@ -44,8 +44,8 @@ HARNESS = ROOT / "tests" / "js"
 ORT_DIR = STATIC_DIR / "offline" / "ort"
 MODELS = STATIC_DIR / "offline" / "models"
 OFFLINE_GAMES = ("jiugong", "fangqi")
-# every key of games.js (and of the models folder): (game id, options); Stereo Go's are
-# checked further in tests/test_web_offline_go.py
+# every entry of the page's offline registry (offline/models/index.json, the models' folders):
+# key -> (game id, options); Stereo Go's are checked further in tests/test_web_offline_go.py
 OFFLINE_KEYS = {
     "jiugong": ("jiugong", {}),
     "fangqi": ("fangqi", {}),
@@ -55,7 +55,7 @@ OFFLINE_KEYS = {
 
 
 def offline_game(key: str) -> envs.Game:
-    """The Python engine of the games.js entry ``key``."""
+    """The Python engine of the offline entry ``key``."""
     game_id, options = OFFLINE_KEYS[key]
     return envs.make_game(game_id, **options)
 
@@ -100,7 +100,7 @@ def _random_games(game: envs.Game, positions: int, seed: int) -> list[dict[str, 
 def test_in_page_rules_agree_with_the_python_engine(game_id):
     game = envs.make_game(game_id)
     games = _random_games(game, 1000, seed=1)
-    reports = iter(_node("offline_rules.mjs", {"game": game_id, "games": games}))
+    reports = iter(_node("offline_rules.mjs", {"game": game_id, "options": {}, "games": games}))
     checked = 0
     seen_phases: set[str] = set()
     for record in games:
@@ -114,6 +114,8 @@ def test_in_page_rules_agree_with_the_python_engine(game_id):
                 assert js["terminal"] == over, where
                 assert js["returns"] == game.returns(state).tolist(), where
                 assert js["json"] == game.to_json(state), where
+                assert js["board"] == game.board_view(state), where  # what the screen draws
+                assert js["facts"] == game.status_facts(state), where  # and says under it
                 if not over:
                     assert js["to_play"] == game.spec.player_names[game.to_play(state)], where
                     obs = np.asarray(js["observation"], dtype=np.float32)
@@ -167,13 +169,14 @@ SEARCHES = {  # the shipped levels' kinds of search, and the sampling-free Gumbe
 @pytest.mark.parametrize("case", SEARCHES)
 def test_in_page_search_is_the_python_search(case):
     game_id, settings = SEARCHES[case]
-    check_search(envs.make_game(game_id), game_id, settings)
+    check_search(envs.make_game(game_id), settings)
 
 
-def check_search(game: envs.Game, key: str, settings: dict[str, Any], plies: int = 60,
+def check_search(game: envs.Game, settings: dict[str, Any], plies: int = 60,
                  count: int = 12) -> None:
-    """The in-page search of ``key`` (a key of games.js) against agents.search on ``count``
-    positions of random games of up to ``plies`` plies, with the same fake network."""
+    """The in-page search of ``game`` (its rules built for its options) against
+    agents.search on ``count`` positions of random games of up to ``plies`` plies, with the
+    same fake network."""
     cfg = SearchConfig.model_validate({**settings, "gumbel_scale": 0.0, "temperature": 0.0})
     rng = np.random.default_rng(3)
     positions = []
@@ -188,7 +191,8 @@ def check_search(game: envs.Game, key: str, settings: dict[str, Any], plies: int
             positions.append(moves)
     fake = FakeNetwork(game, seed=5)
     results = _node("offline_search.mjs", {
-        "game": key, "cfg": cfg.model_dump(mode="json"), "positions": positions,
+        "game": game.spec.id, "options": dataclasses.asdict(game.config),
+        "cfg": cfg.model_dump(mode="json"), "positions": positions,
         "policy": fake.policy.tolist(), "value": fake.value.tolist(),
     })
     for moves, js in zip(positions, results):
@@ -241,9 +245,13 @@ def test_one_exported_model_per_level_with_its_search(key):
         assert meta["search"] == level["search"], entry["id"]
     assert {p.name for p in (MODELS / key).iterdir()} == {
         "levels.json", *(lv["file"] for lv in manifest["levels"])}
-    games_js = (STATIC_DIR / "js" / "offline" / "games.js").read_text()
-    entries = re.findall(r"GAMES = \{ ([^}]*) \}", games_js)[0].split(", ")
-    assert {e.split(":")[0].strip("'") for e in entries} == set(OFFLINE_KEYS)
+    index = json.loads((MODELS / "index.json").read_text())  # the page's offline registry
+    rows = {row["key"]: row for row in index["games"]}
+    assert set(rows) == set(OFFLINE_KEYS)
+    assert rows[key] == {"key": key, "game": game.spec.id,
+                         "options": dataclasses.asdict(game.config)}
+    module = (STATIC_DIR / "js" / "offline" / f"{game.spec.id}.js").read_text()
+    assert re.search(r"^export (const rules = |\{ \w+ as rules \};)", module, re.M), game.spec.id
 
 
 # ============================================================================ in a browser
@@ -350,8 +358,8 @@ def test_in_page_network_answers_as_torch(page, server, key):  # noqa: F811
     page.goto(server + "/")
     answers = page.evaluate("""async ([gameId, files, positions]) => {
       const { Network } = await import('/js/offline/network.js');
-      const { GAMES } = await import('/js/offline/games.js');
-      const game = GAMES[gameId];
+      const { offlineRules } = await import('/js/offline/games.js');
+      const game = await offlineRules(gameId);
       const out = [];
       for (const file of files) {
         const net = await Network.load(game, `/offline/models/${gameId}/${file}`);

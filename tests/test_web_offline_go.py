@@ -5,11 +5,14 @@
   9x9 board under area scoring with another komi, which no shipped level plays): the legal
   moves at every checked ply (so suicide and positional superko refuse the same points), the
   captures, who moves, the end, its reason, the winner and the final Tromp-Taylor score, the
-  state JSON (but for the history hashes, which are each engine's own) and the observation
-  planes. The games pass more and more often as the board fills, so some end by two passes
-  and some by the move cap; superko refusals are met (counted, not assumed).
+  state JSON (but for the history hashes, which are each engine's own), the board kind and
+  status facts (captures, komi) and the observation planes. The games pass more and more
+  often as the board fills, so some end by two passes and some by the move cap; superko
+  refusals are met (counted, not assumed).
 * The in-page search is the Python search on Go positions (the shipped levels' settings).
-* The exported levels, and in Chromium a game on each board with the network cut off.
+* The exported levels, and in Chromium a game on each board with the network cut off; the
+  page's offline registry finds an entry by the chosen options (one rules module, two
+  entries).
 
 The node tests skip without node, the browser tests without Chromium or Playwright.
 """
@@ -27,7 +30,7 @@ from test_web_offline import _node, check_search
 import envs
 from envs.stereo_go import kernel as K
 
-BOARDS = {"stereo_go-board-9x9": {"board": "9x9"}, "stereo_go": {}}  # games.js key: options
+BOARDS = {"stereo_go-board-9x9": {"board": "9x9"}, "stereo_go": {}}  # offline entry key: options
 
 
 def _go_games(game: envs.Game, positions: int, every: int, seed: int) -> list[dict[str, Any]]:
@@ -79,7 +82,8 @@ def test_in_page_go_rules_agree_with_the_python_engine(case):
     options, positions, every = RULES_CASES[case]
     game = envs.make_game("stereo_go", **options)
     games = _go_games(game, positions, every, seed=1)
-    reports = iter(_node("offline_rules.mjs", {"options": options, "games": games}))
+    reports = iter(_node("offline_rules.mjs", {"game": "stereo_go", "options": options,
+                                              "games": games}))
     key = case
     checked, superko, ends, captures = 0, 0, set(), 0
     for g, record in enumerate(games):
@@ -95,6 +99,8 @@ def test_in_page_go_rules_agree_with_the_python_engine(case):
                 expected = game.to_json(state)
                 expected.pop("history")
                 assert js["json"] == expected, where
+                assert js["board"] == game.board_view(state), where  # what the screen draws
+                assert js["facts"] == game.status_facts(state), where  # and says under it
                 if over:
                     ends.add(state.end_reason)
                     score = game.score(state)
@@ -128,7 +134,7 @@ GO_SEARCHES = {  # the shipped Go levels' kinds of search
 def test_in_page_go_search_is_the_python_search(case):
     key, settings = GO_SEARCHES[case]
     game = envs.make_game("stereo_go", **BOARDS[key])
-    check_search(game, key, settings, plies=150, count=6)
+    check_search(game, settings, plies=150, count=6)
 
 
 # ============================================================================ in a browser
@@ -209,3 +215,42 @@ def test_an_offline_go_game_without_the_server(page, server, case):  # noqa: F81
     if answer.json()["is_over"]:  # the AI passed back: scored as the page did
         winner = answer.json()["result"]["winner"]
         assert f"{winner} wins" in page.inner_text("#status")
+
+
+REGISTRY_CASES = [  # game, chosen options, the offline entry the page finds (None: none)
+    ("stereo_go", {"board": "cylinder", "komi": 7.5, "rules": "territory"}, "stereo_go"),
+    ("stereo_go", {"board": "9x9"}, "stereo_go-board-9x9"),
+    ("stereo_go", {"board": "9x9", "komi": "7.5", "handicap": "0"}, "stereo_go-board-9x9"),
+    ("stereo_go", {"board": "9x9", "rules": "area"}, None),  # no levels for area scoring
+    ("stereo_go", {"board": "cylinder", "handicap": 2}, None),
+    ("jiugong", {}, "jiugong"),
+    ("trigolden", {}, None),  # no in-page rules
+]
+
+
+def test_the_offline_registry_is_keyed_by_options(page, server):  # noqa: F811
+    """offline/games.js finds the entry of a game and options in index.json, and builds that
+    entry's rules from the game's one module with the entry's options (the cylinder and the
+    9x9 board), giving the board kind and facts of the Python engine's initial position."""
+    page.goto(server + "/")
+    found = page.evaluate("""async (cases) => {
+      const { offlineEntry, offlineRules } = await import('/js/offline/games.js');
+      const out = [];
+      for (const [game, config] of cases) {
+        const entry = await offlineEntry(game, config);
+        out.push(entry && entry.key);
+      }
+      const facts = {};
+      for (const key of ['stereo_go', 'stereo_go-board-9x9']) {
+        const rules = await offlineRules(key);
+        const s = rules.initialState();
+        facts[key] = [rules.numActions, rules.boardView(s), rules.statusFacts(s)];
+      }
+      return [out, facts];
+    }""", [[game, config] for game, config, _ in REGISTRY_CASES])
+    assert found[0] == [key for _, _, key in REGISTRY_CASES]
+    for key, options in BOARDS.items():
+        game = envs.make_game("stereo_go", **options)
+        state = game.initial_state()
+        assert found[1][key] == [game.spec.num_actions, game.board_view(state),
+                                 game.status_facts(state)], key

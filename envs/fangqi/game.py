@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.boards import fact, label_arg, seat_arg, seats_arg, special_board
 from envs.core import Game, GameSpec, IllegalMove
 from envs.fangqi import features, notation, serialize
 from envs.fangqi.baseline import greedy_policy
@@ -149,6 +150,24 @@ class FangQi(Game[FangQiState]):
 
     def from_json(self, data: Any) -> FangQiState:
         return serialize.from_json(data)
+
+    def board_view(self, state: FangQiState) -> dict[str, Any]:
+        return special_board("fangqi")
+
+    def status_facts(self, state: FangQiState) -> list[dict[str, Any]]:
+        """The phase and the pieces in hand; then what the side to act still owes (extra
+        placements earned by shapes, captures, a piece removed to make room)."""
+        data = serialize.to_json(state)
+        phase, seat = data["phase"], seat_arg(data["to_play"])
+        facts = [fact("state.fangqi", phase=label_arg(f"state.fangqi.{phase}"),
+                      hand=seats_arg(data["hand"]))]
+        if phase == "room":
+            facts.append(fact("state.fangqi.owedRoom", seat=seat))
+        elif data["owed"] and phase == "place":
+            facts.append(fact("rules.fangqi.owed", seat=seat, n=data["owed"]))
+        elif data["owed"]:
+            facts.append(fact("state.fangqi.owedRemove", seat=seat, n=data["owed"]))
+        return facts
 
     def render(self, state: FangQiState) -> str:
         return serialize.render(state)

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from envs.boards import fact, special_board
 from envs.core import Game, GameSpec, IllegalMove, InvalidState, OutcomeTargets, PointOutcome
 from envs.stereo_go import kernel as K
 from envs.stereo_go.board import Board, board_names, get_board, parse_board_name
@@ -726,6 +727,14 @@ class StereoGo(Game[StereoGoState]):
         elif end is not None:
             raise InvalidState(f"end {end!r} does not match passes and ply")
         return self._assemble(g, signed)
+
+    def board_view(self, state: StereoGoState) -> dict[str, Any]:
+        return special_board("stereo_go")
+
+    def status_facts(self, state: StereoGoState) -> list[dict[str, Any]]:
+        black, white = state.captures
+        return [fact("state.stereo", black=black, white=white),
+                fact("state.komi", komi=self.config.komi)]
 
     def render(self, state: StereoGoState) -> str:
         rows = self.diagram(state)

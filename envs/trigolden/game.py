@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.boards import special_board
 from envs.core import ConfigError, Game, GameSpec, IllegalMove, InvalidState
 from envs.trigolden import observation as obs_mod
 from envs.trigolden.engine import kernel_for, supported
@@ -560,6 +561,9 @@ class TriGolden(Game[TriGoldenState]):
         return out
 
     # ------------------------------------------------------------ display
+    def board_view(self, state: TriGoldenState) -> dict[str, Any]:
+        return special_board("trigolden")
+
     def render(self, state: TriGoldenState) -> str:
         lines = [f"TriGolden ({self.config.variant}, {self.config.scoring} scoring, "
                  f"n={self.config.n})"]

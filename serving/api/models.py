@@ -80,6 +80,14 @@ class ResultPublic(BaseModel):
     score: dict[str, float] | None = None
 
 
+class FactPublic(BaseModel):
+    key: str = Field(description="label key, looked up in the client's tables or the game's labels")
+    args: dict[str, Any] = Field(
+        description="values for the label: plain, or {seat: name}, {label: key}, "
+        "{seats: {name: value}} to be shown in the page's language"
+    )
+
+
 class PositionPublic(BaseModel):
     to_play: str | None = Field(description="side to move (lower case), null when over")
     legal_moves: list[str]
@@ -89,6 +97,13 @@ class PositionPublic(BaseModel):
     state: dict[str, Any] = Field(description="the state as the engine's JSON")
     text: str = Field(description="a plain-text picture of the position")
     drawing: dict[str, Any] = Field(description="extra drawing data (TriGolden: polygons)")
+    board: dict[str, Any] = Field(
+        description="how to draw the position: its kind (grid, text, or a game's own) and the "
+        "kind's data (a grid's rows, columns, cells and click mode; docs/adding_a_game.md)"
+    )
+    facts: list[FactPublic] = Field(
+        description="what to show about the position besides whose turn it is, as labels"
+    )
 
     model_config = ConfigDict(
         json_schema_extra={
@@ -102,6 +117,8 @@ class PositionPublic(BaseModel):
                     "state": {"board": "SSS..XNNN", "to_play": "south"},
                     "text": "3 N N N\n2 . . X\n1 S S S\n  a b c",
                     "drawing": {},
+                    "board": {"kind": "jiugong"},
+                    "facts": [{"key": "state.jiugong.locked", "args": {}}],
                 }
             ]
         }
@@ -265,6 +282,10 @@ class GamePublic(BaseModel):
     variants: dict[str, list[Any]] = Field(description="options with a fixed set of choices")
     num_actions: int
     max_length: int
+    board_kind: str = Field(description="the kind of board the position is drawn on (grid...)")
+    labels: dict[str, dict[str, str]] = Field(
+        description="the game's own texts per language (name, seats, facts), for clients"
+    )
     sessions: dict[str, Any] = Field(description="session features: timer, confirm, resign...")
 
 

@@ -1,15 +1,15 @@
 // Replays games through the in-browser rules engines (serving/static/js/offline) under node
 // and reports what tests/test_web_offline.py compares with the Python engines.
-// stdin: {"game": id, "games": [{"moves": [...], "plies": [...]}, ...]}, or for a Stereo Go
-// variant games.js has no levels for, "options" ({board, rules, komi}) instead of "game"
+// stdin: {"game": id, "options": {...}, "games": [{"moves": [...], "plies": [...]}, ...]}
+// (options: the game's configuration, as an entry of offline/models/index.json gives it)
 // stdout: one report per requested ply: {legal, to_play, terminal, returns, result, json,
-// observation}
+// board, facts, observation}
 import { readFileSync } from 'node:fs';
-import { GAMES } from '../../serving/static/js/offline/games.js';
-import { stereoGo } from '../../serving/static/js/offline/stereo_go.js';
 
 const request = JSON.parse(readFileSync(0, 'utf8'));
-const game = request.options ? stereoGo(request.options) : GAMES[request.game];
+// The rules module of the game, built as the page's registry builds it (offline/games.js).
+const { rules } = await import(`../../serving/static/js/offline/${request.game}.js`);
+const game = rules(request.options || {});
 const reports = [];
 for (const { moves, plies } of request.games) {
   const wanted = new Set(plies);
@@ -24,6 +24,8 @@ for (const { moves, plies } of request.games) {
         returns: game.returns(state),
         result: game.result(state),
         json: game.toJson(state),
+        board: game.boardView(state),
+        facts: game.statusFacts(state),
         observation: terminal ? null : Array.from(game.observation(state)),
       });
     }

@@ -2,16 +2,17 @@
 // network that tests/test_web_offline.py computes the same way in Python: integer weights
 // over the observation (dot products exact in doubles whatever the order), logits / 16,
 // value tanh(dot / 64), priors the masked softmax rounded to float32 like the real evaluator.
-// stdin: {"game", "cfg", "policy": [[...] per observation entry], "value": [...],
+// stdin: {"game", "options", "cfg", "policy": [[...] per observation entry], "value": [...],
 //         "positions": [[move, ...], ...]}
 // stdout: one search result per position.
 import { readFileSync } from 'node:fs';
-import { GAMES } from '../../serving/static/js/offline/games.js';
 import { Rng } from '../../serving/static/js/offline/rng.js';
 import { search } from '../../serving/static/js/offline/search.js';
 
 const request = JSON.parse(readFileSync(0, 'utf8'));
-const game = GAMES[request.game];
+// The rules module of the game, built as the page's registry builds it (offline/games.js).
+const { rules } = await import(`../../serving/static/js/offline/${request.game}.js`);
+const game = rules(request.options || {});
 
 async function evaluate(state) {
   const obs = game.observation(state);

@@ -1,15 +1,14 @@
 // The game screen shared by every game: status line (whose turn, AI thinking, result), turn
 // timer, seats, the actions the session offers (confirm/cancel, pass, resign, scoring), the
-// move list and match results, around a board that each game draws its own way. The session's
-// event stream brings AI moves and moves from other screens (polling only while it is down).
+// move list and match results, around the board of the position's kind (boards/registry.js)
+// and its status facts (facts.js). The session's event stream brings AI moves and moves from
+// other screens (polling only while it is down).
 
 import { h } from './dom.js';
 import { askConfirm } from './dialog.js';
 import { attempt as run, showError } from './errors.js';
-import { pointBoard } from './boards/points.js';
-import { fangqi, jiugong } from './boards/layouts.js';
-import { stereoGoBoard } from './boards/cylinder.js';
-import { trigoldenScreen } from './trigolden/screen.js';
+import { boardFor } from './boards/registry.js';
+import { factsText } from './facts.js';
 import { onLanguageChange, t } from './i18n.js';
 import './i18n/game.js';
 import { gameName, seatName } from './i18n/common.js';
@@ -114,7 +113,7 @@ function seatsPanel(session) {
     t('game.aiLevel', { level: levelName(lv.label) }))));
     out.append(h('div', { class: `seat-row${session.toPlay === seat ? ' to-play' : ''}`,
       dataset: { seat } },
-    h('span', { class: `swatch ${seat}` }),
+    h('span', { class: `swatch player-${session.seats.indexOf(seat)} ${seat}` }),
     h('span', { class: 'seat-name' }, seatName(seat)), select));
   }
   return out;
@@ -198,45 +197,6 @@ function timerText(session) {
   return parts.join(' · ');
 }
 
-/** A board for each non-TriGolden game (point boards). */
-function pointBoardFor(session) {
-  const id = session.view.game;
-  if (id === 'jiugong') return pointBoard(session, jiugong, { lastMove: lastEventMove });
-  if (id === 'fangqi') return pointBoard(session, fangqi, { lastMove: lastEventMove });
-  return stereoGoBoard(session);
-}
-
-function lastEventMove(session) {
-  const moves = [...session.view.moves, ...session.view.pending];
-  return moves.length ? moves[moves.length - 1] : null;
-}
-
-function stateLine(session) {
-  const st = session.position.state;
-  if (session.view.game === 'fangqi') {
-    const hand = Object.entries(st.hand).map(([k, v]) => `${seatName(k)} ${v}`).join(', ');
-    const line = t('state.fangqi', { phase: t(`state.fangqi.${st.phase}`), hand });
-    return st.owed || st.phase === 'room' ? `${line}. ${fangqiOwed(session, st)}` : line;
-  }
-  if (session.view.game === 'stereo_go') {
-    return t('state.stereo', { black: st.captures[0], white: st.captures[1] })
-      + (session.view.config.komi !== undefined
-        ? t('state.komi', { komi: session.view.config.komi }) : '');
-  }
-  if (session.view.game === 'jiugong') {
-    return t(st.shared_locked ? 'state.jiugong.locked' : 'state.jiugong.free');
-  }
-  return '';
-}
-
-/** Fang Qi's owed actions in words: extra placements earned by shapes, captures, making room. */
-function fangqiOwed(session, st) {
-  const seat = seatName(st.to_play ?? session.toPlay ?? '');
-  if (st.phase === 'place') return t('rules.fangqi.owed', { seat, n: st.owed });
-  if (st.phase === 'room') return t('state.fangqi.owedRoom', { seat });
-  return t('state.fangqi.owedRemove', { seat, n: st.owed });
-}
-
 /** The game's move notation in one line, under the move list's heading. */
 function notationLegend(game) {
   return h('p', { class: 'notation-legend help' }, t(`rules.${game}.notation`));
@@ -246,8 +206,9 @@ function notationLegend(game) {
 export function openGame(root, session, onLeave) {
   const status = h('p', { id: 'status', class: 'status', 'aria-live': 'polite' });
   const timer = h('p', { id: 'timer', class: 'timer' });
-  const isTri = session.view.game === 'trigolden';
-  const board = isTri ? trigoldenScreen(session, run) : pointBoardFor(session);
+  const kind = boardFor(session.position);
+  const board = kind.make(session, run);
+  const ownScreen = kind.screen; // the board brings its own panels and status (TriGolden)
   const info = h('p', { class: 'state-line' });
   const side = h('aside', { class: 'side' });
   const head = h('div', { class: 'game-head' });
@@ -260,23 +221,23 @@ export function openGame(root, session, onLeave) {
     h('button', { type: 'button', id: 'new-game', onclick: onLeave }, t(session.leaveLabel)));
   drawHead();
   const analysis = analysisPanel(session, board);
-  const review = reviewPanel(session,
-    (past) => (isTri ? trigoldenScreen(past, run) : pointBoardFor(past)));
+  const review = reviewPanel(session, (past) => boardFor(past.position).make(past, run));
   root.replaceChildren(
     head,
     status, timer,
-    h('div', { class: `game-body ${isTri ? 'tri' : 'points'}` },
+    h('div', { class: `game-body ${ownScreen ? 'tri' : 'points'}`,
+      dataset: { board: kind.kind } },
       h('div', { class: 'board-host' }, board.el, info), side),
   );
 
   function render() {
     status.textContent = statusText(session);
     timer.textContent = timerText(session);
-    info.textContent = isTri ? '' : stateLine(session);
+    info.textContent = ownScreen ? '' : factsText(session.position.facts);
     board.update();
     analysis.refresh();
     side.replaceChildren(
-      ...(isTri ? [] : [seatsPanel(session), actionsPanel(session)]),
+      ...(ownScreen ? [] : [seatsPanel(session), actionsPanel(session)]),
       ...session.extraPanels(),
       analysis.el,
       ...(review.finished ? [review.el] : []),

@@ -5,6 +5,7 @@
 // while the stream is down.
 
 import { api, ApiError, getJSON } from './api.js';
+import { addGameLabels } from './i18n/common.js';
 import { levelName } from './i18n/levels.js';
 
 const POLL_MS = 1000; // polling, only while the event stream is down
@@ -41,6 +42,7 @@ export class Session {
       getJSON(`/v1/games/${this.view.game}/levels?config=${
         encodeURIComponent(JSON.stringify(this.view.config || {}))}`),
     ]);
+    addGameLabels(this.game);
     this.notify(true);
   }
 

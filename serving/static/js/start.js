@@ -6,7 +6,7 @@ import { h } from './dom.js';
 import { clearError, showError } from './errors.js';
 import { onLanguageChange, t, tOr } from './i18n.js';
 import './i18n/start.js';
-import { gameName, seatName } from './i18n/common.js';
+import { addGameLabels, gameName, seatName } from './i18n/common.js';
 import { levelName } from './i18n/levels.js';
 import { openRules } from './rules.js';
 import { offlineLevels } from './offline/engine.js';
@@ -222,6 +222,7 @@ let stopRelabel = null; // the language listener of the start screen last render
  * re-renders with what was chosen: where to play, seats, timers). */
 export async function renderStart(root, onCreated, onOffline, keep = null) {
   const games = await getJSON('/v1/games');
+  games.forEach(addGameLabels);
   if (stopRelabel) stopRelabel();
   stopRelabel = onLanguageChange(() => {
     if (root.hidden || !root.contains(form)) return;

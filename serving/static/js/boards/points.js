@@ -27,6 +27,17 @@ export function classify(legal) {
   return { place, remove, steps };
 }
 
+/** What a click on point ``name`` means, given the classified legal moves and the piece
+ * ``selected`` (or null): ``{move}`` to play, else ``{selected}``, the piece chosen now (a
+ * piece that can step, chosen or chosen again to let go). Shared by the point boards. */
+export function clickMeaning(legal, selected, name) {
+  const fromSelected = selected && legal.steps.get(selected);
+  if (fromSelected && fromSelected.has(name)) return { move: fromSelected.get(name) };
+  if (legal.place.has(name)) return { move: name };
+  if (legal.remove.has(name)) return { move: `x${name}` };
+  return { selected: legal.steps.has(name) && selected !== name ? name : null };
+}
+
 /** Points a move touches, for the last-move marker ("b1-b2" -> b2, "xc3" -> c3). */
 export function movePoint(move) {
   if (!move) return null;
@@ -75,13 +86,10 @@ export function pointBoard(session, makeLayout, { lastMove, controls, quiet = fa
       return;
     }
     if (!session.humanToPlay) return;
-    const c = classify(session.legal);
-    const fromSelected = selected && c.steps.get(selected);
-    if (fromSelected && fromSelected.has(name)) play(fromSelected.get(name));
-    else if (c.place.has(name)) play(name);
-    else if (c.remove.has(name)) play(`x${name}`);
+    const meaning = clickMeaning(classify(session.legal), selected, name);
+    if (meaning.move) play(meaning.move);
     else {
-      selected = c.steps.has(name) && selected !== name ? name : null;
+      selected = meaning.selected;
       update();
     }
   }

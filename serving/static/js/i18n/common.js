@@ -87,3 +87,9 @@ export const seatName = (seat) => t(`seat.${seat}`);
 
 /** A game's name in the current language, by catalogue id. */
 export const gameName = (id) => t(`game.${id}`);
+
+/** Add a game's own labels (its catalogue entry's ``labels``: name, seats, status facts), so a
+ * game added on the server needs no strings here. */
+export function addGameLabels(game) {
+  if (game && game.labels) addStrings(game.labels);
+}

@@ -4,26 +4,17 @@
 
 import { t } from '../i18n.js';
 import '../i18n/errors.js';
-import { GAMES } from './games.js';
+import { offlineEntry } from './games.js';
 
 const MODELS = new URL('../../offline/models/', import.meta.url);
 
-/** The key of ./games.js that plays ``gameId`` with the options ``config`` (every option the
- * rules module names has the value it plays; a game without options plays any), or null. */
-export function offlineKey(gameId, config = {}) {
-  const same = (a, b) => a === undefined || String(a) === String(b);
-  const key = Object.keys(GAMES).find((k) => GAMES[k].id === gameId
-    && Object.entries(GAMES[k].options || {}).every(([name, value]) => same(config[name], value)));
-  return key ?? null;
-}
-
-/** The in-browser levels of ``gameId`` with the options ``config`` ({game: the key of
- * ./games.js, levels: [{id, label, elo, file, search}]}), or null when the page cannot play
- * that game with those options by itself. */
+/** The in-browser levels of ``gameId`` with the options ``config`` ({game: the key of its
+ * entry in ./games.js, levels: [{id, label, elo, file, search}]}), or null when the page
+ * cannot play that game with those options by itself. */
 export async function offlineLevels(gameId, config = {}) {
-  const key = offlineKey(gameId, config);
-  if (!key) return null;
-  const response = await fetch(new URL(`${key}/levels.json`, MODELS));
+  const entry = await offlineEntry(gameId, config);
+  if (!entry) return null;
+  const response = await fetch(new URL(`${entry.key}/levels.json`, MODELS));
   if (!response.ok) return null;
   const manifest = await response.json();
   for (const lv of manifest.levels) lv.id = String(lv.id);

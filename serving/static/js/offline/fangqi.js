@@ -369,8 +369,27 @@ export const fangqi = {
     };
   },
 
+  /** The board kind and status facts of envs/fangqi/game.py's board_view and status_facts. */
+  boardView: () => ({ kind: 'fangqi' }),
+  statusFacts(s) {
+    const phase = PHASE_NAMES[s.phase];
+    const seat = { seat: PLAYER_NAMES[s.toPlay] };
+    const facts = [{ key: 'state.fangqi', args: { phase: { label: `state.fangqi.${phase}` },
+      hand: { seats: { black: s.handBlack, white: s.handWhite } } } }];
+    if (phase === 'room') facts.push({ key: 'state.fangqi.owedRoom', args: { seat } });
+    else if (s.owed) {
+      const key = phase === 'place' ? 'rules.fangqi.owed' : 'state.fangqi.owedRemove';
+      facts.push({ key, args: { seat, n: s.owed } });
+    }
+    return facts;
+  },
+
   result(s) {
     if (s.phase !== OVER) return null;
     return { winner: s.result === DRAW ? null : s.result };
   },
 };
+
+/** The rules as the offline registry (./games.js) builds them for an entry's options
+ * (Fang Qi has none). */
+export const rules = () => fangqi;

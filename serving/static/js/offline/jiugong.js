@@ -123,9 +123,17 @@ export const jiugong = {
     };
   },
 
+  /** The board kind and status facts of envs/jiugong.py's board_view and status_facts. */
+  boardView: () => ({ kind: 'jiugong' }),
+  statusFacts: (s) => [{ key: s.locked ? 'state.jiugong.locked' : 'state.jiugong.free', args: {} }],
+
   /** {winner: player index or null} of a finished game, else null. */
   result(s) {
     if (s.outcome === ONGOING) return null;
     return { winner: s.outcome === DRAW ? null : s.outcome };
   },
 };
+
+/** The rules as the offline registry (./games.js) builds them for an entry's options
+ * (Jiugong has none). */
+export const rules = () => jiugong;

@@ -1,22 +1,22 @@
 // An offline game: the page plays it by itself, rules, search and networks included, and the
 // game screen (game.js) draws it exactly as a server session. OfflineSession offers the same
 // view and methods as Session; instead of the API, moves go through the in-page rules
-// (./games.js) and AI seats are searched by ./engine.js's worker. Nothing is sent to the
-// server: the game lives in this page and in localStorage (a reload resumes it, once the page
-// and its levels load again).
+// (./games.js: the rules of the entry of the game and its options) and AI seats are searched
+// by ./engine.js's worker. Nothing is sent to the server: the game lives in this page and in
+// localStorage (a reload resumes it, once the page and its levels load again).
 
 import { PageError } from '../errors.js';
 import { gameName, seatName } from '../i18n/common.js';
 import { Session } from '../session.js';
 import { readStored } from '../store.js';
-import { OfflineEngine, offlineKey, offlineLevels } from './engine.js';
-import { GAMES } from './games.js';
+import { OfflineEngine, offlineLevels } from './engine.js';
+import { offlineRules } from './games.js';
 
 const KEY = 'qizero.offline';
 
 /** The saved offline game ({game, config, seats, events}), or null. */
 export function readOffline() {
-  return readStored(KEY, (saved) => saved.game && offlineKey(saved.game.id, saved.config));
+  return readStored(KEY, (saved) => saved.game && typeof saved.game.id === 'string');
 }
 
 export function forgetOffline() {
@@ -29,16 +29,17 @@ export class OfflineSession extends Session {
    * ``events`` so far; ``manifest``: the in-browser levels, when the caller has them already. */
   static async open(saved, manifest = null) {
     const levels = manifest || await offlineLevels(saved.game.id, saved.config);
-    if (!levels) throw new PageError('offline.noLevels', { game: () => gameName(saved.game.id) });
-    const session = new OfflineSession(saved, levels, await OfflineEngine.start(levels));
+    const rules = levels && await offlineRules(levels.game); // the manifest's game: its key
+    if (!rules) throw new PageError('offline.noLevels', { game: () => gameName(saved.game.id) });
+    const session = new OfflineSession(saved, levels, await OfflineEngine.start(levels), rules);
     session.save();
     session.think();
     return session;
   }
 
-  constructor(saved, manifest, engine) {
+  constructor(saved, manifest, engine, rules) {
     super('offline', null);
-    this.rules = GAMES[manifest.game]; // the manifest's game is the key of ./games.js
+    this.rules = rules;
     this.engine = engine;
     this.game = saved.game;
     this.inBrowser = true; // the game screen's title says so
@@ -99,6 +100,8 @@ export class OfflineSession extends Session {
         state: rules.toJson(state),
         legal_moves: rules.legalActions(state).map((a) => rules.actionToMove(a)),
         to_play: result ? null : names[rules.toPlay(state)],
+        board: rules.boardView(state),
+        facts: rules.statusFacts(state),
       },
       timer: {},
       ai_thinking: this.thinking,

@@ -21,9 +21,15 @@ const PLANES = 13;
 // the end of a game, as the Python engine's to_json names it
 const [PASSES, RESIGN, MOVE_CAP] = ['passes', 'resign', 'move_cap'];
 
-/** The rules module (the interface of ./games.js) of Stereo Go on board ``board`` ('cylinder'
- * or 'NxN') under ``rules`` ('territory' or 'area'). */
-export function stereoGo({ board: boardName = 'cylinder', rules = 'territory', komi = 7.5 } = {}) {
+/** The rules engine (the interface of ./games.js) of Stereo Go on board ``board`` ('cylinder'
+ * or 'NxN') under ``rules`` ('territory' or 'area'); handicaps and other move caps are not
+ * played here. */
+export function stereoGo({
+  board: boardName = 'cylinder', rules = 'territory', komi = 7.5, handicap = 0, max_moves: cap = 0,
+} = {}) {
+  if (Number(handicap) !== 0 || Number(cap) !== 0) {
+    throw new Error('the in-page Stereo Go plays no handicap and the default move cap only');
+  }
   const board = goBoard(boardName);
   const n = board.points;
   const { neighbours } = board;
@@ -63,7 +69,6 @@ export function stereoGo({ board: boardName = 'cylinder', rules = 'territory', k
 
   return {
     id: 'stereo_go',
-    options: { board: boardName, komi, rules, handicap: 0, max_moves: 0 },
     playerNames: PLAYER_NAMES,
     numActions: n + 1,
     observationShape: [PLANES, ...board.grid],
@@ -209,6 +214,14 @@ export function stereoGo({ board: boardName = 'cylinder', rules = 'territory', k
       };
     },
 
+    /** The board kind and status facts of envs/stereo_go/game.py's board_view and
+     * status_facts: the stones each side captured, and the komi. */
+    boardView: () => ({ kind: 'stereo_go' }),
+    statusFacts: (s) => [
+      { key: 'state.stereo', args: { black: s.captures[0], white: s.captures[1] } },
+      { key: 'state.komi', args: { komi } },
+    ],
+
     /** Of a finished game, else null: {winner: player index or null, reason ('resignation'
      * or 'rules'), score: [Black's points, White's with komi] when it was scored}. */
     result(s) {
@@ -221,3 +234,6 @@ export function stereoGo({ board: boardName = 'cylinder', rules = 'territory', k
     },
   };
 }
+
+/** The rules as the offline registry (./games.js) builds them for an entry's options. */
+export { stereoGo as rules };

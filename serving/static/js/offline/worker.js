@@ -5,7 +5,7 @@
 // A move is searched from the game's move list replayed through the rules, so the worker keeps
 // no game state of its own.
 
-import { GAMES } from './games.js';
+import { offlineRules } from './games.js';
 import { Network } from './network.js';
 import { Rng } from './rng.js';
 import { search } from './search.js';
@@ -14,7 +14,7 @@ let game = null;
 const levels = new Map(); // level id -> {network, search}
 
 async function load({ game: id, levels: list }) {
-  game = GAMES[id];
+  game = await offlineRules(id);
   if (!game) throw new Error(`no in-browser rules for ${id}`);
   const loaded = await Promise.all(list.map((lv) => Network.load(game, lv.url)));
   list.forEach((lv, i) => levels.set(String(lv.id), { network: loaded[i], search: lv.search }));
