@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/gnugo_match.py PLAYER [--opponent gnugo|pachi] [--
 [--pachi PATH] [--playouts P] [--games N] [--board 9x9] [--komi 7.5] [--max-moves M]
 [--opening-plies K] [--seed S]``, e.g. ``bench/gnugo_match.py net:PATH:64 --level 10`` or
 ``bench/gnugo_match.py level:master --opponent pachi --playouts 10000``.
-PLAYER is a spec of ``training.players.make_player`` served by ``qizero gtp`` (a subprocess,
+PLAYER is a spec of ``agents.players.make_player`` served by ``qizero gtp`` (a subprocess,
 so the whole GTP path is exercised). Both programs only propose moves: the Stereo Go engine
 referees (legality, positional superko, the move cap, Tromp-Taylor area score with the komi).
 Games 2m and 2m + 1 start from the same K uniformly random moves (default 4), colours swapped:

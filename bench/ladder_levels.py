@@ -30,7 +30,7 @@ Entrants: the service's AI ladder players (:mod:`serving.ladder.ai_players`) tha
 the options ``--config`` asks for (options with trained levels, e.g. ``{}`` or
 ``{"board": "9x9", "rules": "area"}``: their five levels; options without, e.g.
 ``{"board": "13x13"}``: the baselines ``random`` and ``mcts32``), plus reference players
-given as ``training.players`` specs (``--extra random mcts:8 mcts:128``).
+given as ``agents.players`` specs (``--extra random mcts:8 mcts:128``).
 
 ``--write`` merges the labels of the service's AI players into
 ``checkpoints/stereo_go/ladder.json``, where the service reads their starting points, each
@@ -118,7 +118,7 @@ _PLAYERS: dict[tuple[str, str], Any] = {}
 
 
 def _player(spec: str, config: dict[str, Any]) -> Any:
-    from training.players import make_player
+    from agents.players import make_player
 
     key = (spec, json.dumps(config, sort_keys=True))
     if key not in _PLAYERS:

@@ -20,9 +20,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.players import make_player  # noqa: E402
 from envs import make_game  # noqa: E402
 from training.cli import parse_options  # noqa: E402
-from training.players import make_player  # noqa: E402
 
 
 def main() -> None:

@@ -28,14 +28,14 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.checkpoint import load_model  # noqa: E402
+from agents.config import SearchConfig  # noqa: E402
+from agents.evaluator import NetworkEvaluator  # noqa: E402
+from agents.inference import InferencePipeline  # noqa: E402
+from agents.players import SearchPlayer, levels_folder, read_levels  # noqa: E402
 from envs import make_game  # noqa: E402
 from envs.policies import random_positions  # noqa: E402
-from serving.batching import BatchedEvaluator  # noqa: E402
-from training.checkpoint import load_model  # noqa: E402
-from training.config import SearchConfig  # noqa: E402
-from training.evaluator import NetworkEvaluator  # noqa: E402
 from training.onnx_export import OnnxNetwork, export_level  # noqa: E402
-from training.players import SearchPlayer, levels_folder, read_levels  # noqa: E402
 
 # A shipped ladder of each game (Stereo Go's: the cylinder ladder for area scoring, 400 moves).
 LADDERS = {
@@ -80,12 +80,13 @@ def main() -> None:
         for game_id in args.games:
             options = LADDERS[game_id]
             game = make_game(game_id, **options)
-            top = read_levels(game)["levels"][-1]
-            path = export_level(game_id, str(top["id"]), Path(tmp) / f"{game_id}.onnx", options)
-            model = load_model(levels_folder(game) / top["checkpoint"]).model
+            top = read_levels(game).levels[-1]
+            assert top.checkpoint is not None  # a shipped ladder's levels are networks
+            path = export_level(game_id, str(top.id), Path(tmp) / f"{game_id}.onnx", options)
+            model = load_model(levels_folder(game) / top.checkpoint).model
             runtimes = {
-                "torch traced": NetworkEvaluator(model, traced=True).forward,
-                "torch eager": NetworkEvaluator(model).forward,
+                "torch traced": NetworkEvaluator(model, traced=True).infer,
+                "torch eager": NetworkEvaluator(model).infer,
                 "onnxruntime": OnnxNetwork(path, threads=1).infer,
             }
             rng = np.random.default_rng(args.seed)
@@ -106,17 +107,17 @@ def main() -> None:
                         fn(o, m)
                         times[name].append(time.perf_counter() - t0)
                 med = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
-                rows.append((game_id, top["label"], batch, med, d_prior, d_value))
+                rows.append((game_id, top.label, batch, med, d_prior, d_value))
                 print(f"{game_id} batch {batch}: " + ", ".join(
                     f"{k} {v:.3f} ms" for k, v in med.items()), flush=True)
             if args.moves > 0:
-                search = SearchConfig.model_validate(top["search"])
+                search = SearchConfig.model_validate(top.search)
                 evaluators = {
                     "torch traced": NetworkEvaluator(model, traced=True),
-                    "onnxruntime": BatchedEvaluator(runtimes["onnxruntime"]),
+                    "onnxruntime": InferencePipeline(runtimes["onnxruntime"]),
                 }
                 med = move_times(game, evaluators, search, args.moves, args.seed)
-                move_rows.append((game_id, top["label"], search.simulations, med))
+                move_rows.append((game_id, top.label, search.simulations, med))
                 print(f"{game_id} a move: " + ", ".join(
                     f"{k} {v:.1f} ms" for k, v in med.items()), flush=True)
     print()

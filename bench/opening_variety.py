@@ -1,6 +1,6 @@
 """What the ladder's opening variety costs a level, and how much variety it gives.
 
-A level with the variety rule of rated ladder games (:mod:`training.variety`, the parameters
+A level with the variety rule of rated ladder games (:mod:`agents.variety`, the parameters
 of :data:`serving.ladder.farming.VARIETY`) plays the same level without it, from the empty
 board, colours alternating. The level without the rule is deterministic, so it stands in
 for a person who answers the same position the same way every time: every difference
@@ -29,12 +29,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.players import SearchPlayer, level_player  # noqa: E402
+from agents.search import search  # noqa: E402
+from agents.variety import varied_action  # noqa: E402
 from envs import make_game  # noqa: E402
 from serving.ladder.farming import OPENING_PLIES, VARIETY  # noqa: E402
 from training.arena import wilson  # noqa: E402
-from training.players import SearchPlayer, level_player  # noqa: E402
-from training.search import search  # noqa: E402
-from training.variety import varied_action  # noqa: E402
 
 
 def play(

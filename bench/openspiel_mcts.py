@@ -19,9 +19,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import envs  # noqa: E402
+from agents.players import level_player  # noqa: E402
 from envs.openspiel_games import PolicyBot  # noqa: E402
 from training.cli import parse_options  # noqa: E402
-from training.players import level_player  # noqa: E402
 
 
 def main() -> None:

@@ -21,8 +21,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from training.checkpoint import load_model  # noqa: E402
-from training.evaluator import NetworkEvaluator  # noqa: E402
+from agents.checkpoint import load_model  # noqa: E402
+from agents.evaluator import NetworkEvaluator  # noqa: E402
 
 
 def main() -> None:

@@ -24,9 +24,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.config import SearchConfig  # noqa: E402
+from agents.players import SearchPlayer, levels_folder, network_player, read_levels  # noqa: E402
 from envs import Game, make_game  # noqa: E402
-from training.config import SearchConfig  # noqa: E402
-from training.players import SearchPlayer, levels_folder, network_player, read_levels  # noqa: E402
 
 # name -> game id and options: each game's shipped default, and plain 9x9 Go
 GAMES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -40,10 +40,11 @@ GAMES: dict[str, tuple[str, dict[str, Any]]] = {
 
 def top_level(game: Game) -> SearchPlayer:
     """The game's strongest level (the last of its levels.json), without a cache."""
-    level = read_levels(game)["levels"][-1]
-    cfg = SearchConfig.model_validate(level["search"])
-    path = levels_folder(game) / level["checkpoint"]
-    return network_player(path, cfg, f"level-{level['label']}", cache_bytes=0)
+    level = read_levels(game).levels[-1]
+    assert level.checkpoint is not None  # a shipped ladder's levels are networks
+    cfg = SearchConfig.model_validate(level.search)
+    path = levels_folder(game) / level.checkpoint
+    return network_player(path, cfg, f"level-{level.label}", cache_bytes=0)
 
 
 def positions(game: Game, skip: int, every: int, count: int, seed: int) -> list[Any]:
@@ -72,12 +73,12 @@ def bench_game(name: str, batches: list[int], args: argparse.Namespace) -> None:
         for b in batches:
             player.cfg = base.model_copy(update={"batch": b})
             for k, s in enumerate(states):
-                before = player.evaluator.calls
+                before = player.evaluator.stats()["forward_passes"]
                 t0 = time.perf_counter()
                 a = player.select_action(game, s, np.random.default_rng(args.seed))
                 best[b][k] = min(best[b][k], time.perf_counter() - t0)
                 if repeat == 0:
-                    calls[b] += player.evaluator.calls - before
+                    calls[b] += player.evaluator.stats()["forward_passes"] - before
                     moves[b].append(a)
     print(f"{name} ({game.spec.name}), top level {player.name}: {base.algorithm} "
           f"{base.simulations} simulations, {len(states)} positions")

@@ -28,13 +28,13 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.checkpoint import load_model  # noqa: E402
+from agents.networks import build_network  # noqa: E402
 from envs import make_game  # noqa: E402
 from training.backends import SelfPlayBackend, keep_ray_on_loopback  # noqa: E402
 from training.backends.local import LocalBackend  # noqa: E402
-from training.checkpoint import load_model  # noqa: E402
 from training.config import RunConfig, load_config  # noqa: E402
 from training.learner import selfplay_tasks  # noqa: E402
-from training.networks import build_network  # noqa: E402
 from training.selfplay import Weights, cpu_weights  # noqa: E402
 
 

@@ -37,13 +37,15 @@ import torch
 
 sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH's entries
 
+from agents.checkpoint import load_model  # noqa: E402
+from agents.config import NetworkConfig, SearchConfig  # noqa: E402
+from agents.device import resolve_device  # noqa: E402
+from agents.evaluator import NetworkEvaluator, UniformEvaluator  # noqa: E402
+from agents.inference import InferencePipeline  # noqa: E402
+from agents.networks import build_network, count_parameters  # noqa: E402
+from agents.search import search  # noqa: E402
 from envs import make_game  # noqa: E402
-from training.checkpoint import load_model  # noqa: E402
-from training.config import NetworkConfig, SearchConfig, SelfPlayConfig, load_config  # noqa: E402
-from training.device import resolve_device  # noqa: E402
-from training.evaluator import NetworkEvaluator, UniformEvaluator  # noqa: E402
-from training.networks import build_network, count_parameters  # noqa: E402
-from training.search import search  # noqa: E402
+from training.config import SelfPlayConfig, load_config  # noqa: E402
 from training.selfplay import play_games  # noqa: E402
 
 
@@ -104,7 +106,7 @@ def main() -> None:
 
     figures = {}
     for mode in ("batched", "unbatched") if states else ():
-        ev = NetworkEvaluator(model)
+        ev = InferencePipeline(NetworkEvaluator(model).infer)
         t0 = time.perf_counter()
         if mode == "batched":
             search(game, states, ev, cfg, np.random.default_rng(1))
@@ -112,10 +114,12 @@ def main() -> None:
             for s in states:
                 search(game, [s], ev, cfg, np.random.default_rng(1))
         dt = time.perf_counter() - t0
-        figures[mode] = (len(states) / dt, ev.positions / dt, ev.calls)
+        counts = ev.stats()
+        rows, calls = counts["rows"], counts["forward_passes"]
+        figures[mode] = (len(states) / dt, rows / dt, calls)
         print(
-            f"{mode:>9}: {len(states) / dt:8.1f} positions/s  {ev.positions / dt:9.1f} "
-            f"network evals/s  ({ev.calls} network calls, {dt:.1f} s)"
+            f"{mode:>9}: {len(states) / dt:8.1f} positions/s  {rows / dt:9.1f} "
+            f"network evals/s  ({calls} network calls, {dt:.1f} s)"
         )
     if figures:
         ratio = figures["batched"][0] / figures["unbatched"][0]
@@ -124,7 +128,8 @@ def main() -> None:
     # Warm up (compiled rules loaded from numba's cache, first network call) on the side.
     sample_positions(game, 1, np.random.default_rng(12345))
     device = str(resolve_device(args.device, "--device"))
-    ev = NetworkEvaluator(model, device=device, traced=True)  # as a worker plays (run_task)
+    # As a worker plays (run_task): the traced network through the inference pipeline.
+    ev = InferencePipeline(NetworkEvaluator(model, device=device, traced=True).infer)
     ev.evaluate(game, [game.initial_state()])
     if run:
         sp = run.selfplay.model_copy(

@@ -11,7 +11,7 @@ off is printed (same run).
 
 Levels: the shipped ``checkpoints/<game>/levels.json`` where it exists. A game without one gets
 a *stand-in* ladder written to a temporary folder (marked in the output): an untrained network
-of the default size (training.config.NetworkConfig) as the lowest level (raw policy, no search)
+of the default size (agents.config.NetworkConfig) as the lowest level (raw policy, no search)
 and the same network with ``--standin-sims`` simulations as the top level; untrained weights
 cost exactly what trained ones cost, so the timings hold. Games whose network kind does not
 exist yet fall back to the service's baseline levels (random, pure MCTS).
@@ -110,9 +110,9 @@ class Server:
 
 def standin_levels(root: Path, game_id: str, sims: int) -> bool:
     """Write a stand-in ladder (untrained default-size network) for ``game_id``."""
-    from training.checkpoint import save_checkpoint
-    from training.config import NetworkConfig, SearchConfig
-    from training.networks import build_network
+    from agents.checkpoint import save_checkpoint
+    from agents.config import NetworkConfig, SearchConfig
+    from agents.networks import build_network
 
     game = envs.make_game(game_id)
     cfg = NetworkConfig()

@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.config import SearchConfig
+from agents.evaluator import RolloutEvaluator
+from agents.players import SearchPlayer, make_player
 from envs import Game, make_game
 from envs.trigolden.players import immediate_gain
 from training.arena import format_matches, round_robin
-from training.config import SearchConfig
-from training.evaluator import RolloutEvaluator
-from training.players import SearchPlayer, make_player
 
 
 class GreedyPriorEvaluator:

@@ -34,10 +34,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agents.players import read_levels  # noqa: E402
 from envs import game_ids, make_game  # noqa: E402
 from envs.core import options_key  # noqa: E402
 from training.onnx_export import export_level, read_metadata  # noqa: E402
-from training.players import read_levels  # noqa: E402
 
 OUT = ROOT / "serving" / "static" / "offline" / "models"
 RULES_JS = ROOT / "serving" / "static" / "js" / "offline"
@@ -81,15 +81,15 @@ def export_entry(entry: Entry, out_dir: Path) -> dict:
     for old in out_dir.glob("*.onnx"):
         old.unlink()
     levels = []
-    for level in read_levels(make_game(game_id, **options))["levels"]:
-        path = out_dir / f"{level['id']}-{level['label']}.onnx"
-        export_level(game_id, str(level["id"]), path, options)
+    for level in read_levels(make_game(game_id, **options)).levels:
+        path = out_dir / f"{level.id}-{level.label}.onnx"
+        export_level(game_id, str(level.id), path, options)
         meta = read_metadata(path)
         data = path.read_bytes()
         levels.append({
-            "id": str(level["id"]),
-            "label": level["label"],
-            "elo": level.get("elo"),
+            "id": str(level.id),
+            "label": level.label,
+            "elo": level.elo,
             "file": path.name,
             "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import torch
 
+from agents.checkpoint import read_checkpoint
 from envs import make_game
-from training.checkpoint import read_checkpoint
 
 
 def upgrade(path: Path) -> bool:

@@ -1,8 +1,9 @@
 """AI players for the service: building them from levels, running searches off the event loop,
 sharing (and batching) each network among concurrent searches.
 
-Why threads: one process keeps one copy of each network, so concurrent searches of the same
-model can share forward passes (:mod:`serving.batching`); the traced networks release the GIL
+Why threads: one process keeps one copy of each network, its inference pipeline
+(:class:`agents.inference.ModelPipeline`: cache, batcher, network), so concurrent searches of
+the same model share forward passes; the traced networks release the GIL
 while they compute. Searches never run on the event loop: suggestions await the worker pool, AI
 seats are driven from it. With ``processes > 0`` the searches themselves run in worker
 processes (:mod:`serving.search_processes`), each an AIEngine like this one, so the Python of
@@ -27,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.inference import ModelPipeline
+from agents.variety import OpeningVariety
 from envs.core import Game, QizeroError, options_key
-from serving.batching import BATCH_BUCKETS, BatchedEvaluator, Batcher
 from serving.errors import BadInput, Unavailable
 from serving.levels import Level, LevelRegistry, LevelTable
 from serving.search_processes import SearchProcesses
-from training.variety import OpeningVariety
 
 
 @dataclass(frozen=True)
@@ -61,34 +62,6 @@ class Suggestion:
     seconds: float
 
 
-class _Model:
-    """One loaded network: evaluation cache -> batcher (or a lock when batching is off) ->
-    network. The cache comes first, so a position any client searched before costs no wait
-    in the batcher."""
-
-    def __init__(self, path: Path, batching: bool, max_batch: int, cache_bytes: int) -> None:
-        from training.checkpoint import load_model
-        from training.evaluator import CachedInfer, NetworkEvaluator
-
-        self.loaded = load_model(path)
-        self.network = NetworkEvaluator(self.loaded.model, traced=True)
-        self.batcher = Batcher(self.network.infer, max_batch) if batching else None
-        # Without batching concurrent callers must still not run one module at once.
-        self._lock = threading.Lock()
-        self.cache = CachedInfer(self._uncached, cache_bytes) if cache_bytes > 0 else None
-
-    def _uncached(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.batcher is not None:
-            return self.batcher(obs, masks)
-        with self._lock:
-            return self.network.infer(obs, masks)
-
-    def infer(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.cache is not None:
-            return self.cache(obs, masks)
-        return self._uncached(obs, masks)
-
-
 class AIEngine:
     """Levels, players and the worker pool."""
 
@@ -108,7 +81,7 @@ class AIEngine:
         self.max_batch = max_batch
         self.cache_bytes = cache_bytes
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="qizero-ai")
-        self._models: dict[Path, _Model] = {}
+        self._models: dict[Path, ModelPipeline] = {}
         self._models_lock = threading.Lock()
         self._torch_threads = torch_threads
         self._seed_lock = threading.Lock()
@@ -157,7 +130,9 @@ class AIEngine:
         self.stop()
 
     # ------------------------------------------------------------------ players
-    def model(self, path: Path) -> _Model:
+    def model(self, path: Path) -> ModelPipeline:
+        """The inference pipeline of a level's network (cache, batcher, network), loaded once
+        and shared by every search of this process."""
         with self._models_lock:
             m = self._models.get(path)
             if m is None:
@@ -165,7 +140,8 @@ class AIEngine:
 
                 torch.set_num_threads(self._torch_threads)
                 try:
-                    m = _Model(path, self.batching, self.max_batch, self.cache_bytes)
+                    m = ModelPipeline(path, batching=self.batching, max_batch=self.max_batch,
+                                      cache_bytes=self.cache_bytes)
                 except QizeroError as exc:
                     raise Unavailable(f"cannot load the level's network: {exc}") from None
                 self._models[path] = m
@@ -178,15 +154,15 @@ class AIEngine:
     def player(self, game: Game, level: Level, seed: int) -> Any:
         """A fresh Player for one search (cheap: networks are shared, rngs are not); ``seed``
         seeds a baseline player's own randomness (rollouts), as the search's rng does."""
-        from training.config import SearchConfig
-        from training.players import SearchPlayer, make_player
+        from agents.config import SearchConfig
+        from agents.players import SearchPlayer, make_player
 
         if level.player is not None:
             try:
                 return make_player(game, level.player, seed=seed)
             except QizeroError as exc:
                 raise BadInput(f"level {level.id!r} cannot play {game.spec.id}: {exc}") from None
-        assert level.checkpoint is not None  # parse_levels guarantees one of the two
+        assert level.checkpoint is not None  # a level entry holds one of the two
         model = self.model(level.checkpoint)
         if not model.loaded.plays(game):
             raise BadInput(
@@ -195,7 +171,7 @@ class AIEngine:
                 level=level.id,
             )
         cfg = SearchConfig.model_validate(level.search)
-        return SearchPlayer(f"level-{level.id}", BatchedEvaluator(model.infer), cfg)
+        return SearchPlayer(f"level-{level.id}", model, cfg)
 
     def warm_up(self) -> None:
         """Load (and trace) every level's network before the first search needs it, so no
@@ -235,7 +211,7 @@ class AIEngine:
         variety: OpeningVariety | None = None,
     ) -> Suggestion:
         """Search ``state`` with a level (blocking; call it from a worker thread).
-        ``variety``: play one of the near-equal moves (:mod:`training.variety`), drawn with
+        ``variety``: play one of the near-equal moves (:mod:`agents.variety`), drawn with
         ``seed``'s rng: the AI seats of rated ladder games."""
         if game.is_terminal(state):
             raise BadInput("the game is over: there is no move to suggest")
@@ -281,8 +257,8 @@ class AIEngine:
     def level_simulations(self, game: Game, level: Level) -> int:
         """The simulations of a level's own search: an analysis's default budget. 422 for a
         level that does not search (a random or greedy baseline has nothing to report)."""
-        from training.config import SearchConfig
-        from training.players import SearchPlayer
+        from agents.config import SearchConfig
+        from agents.players import SearchPlayer
 
         if level.player is None:
             return SearchConfig.model_validate(level.search).simulations
@@ -313,9 +289,9 @@ class AIEngine:
             raise Unavailable("the service is stopping; try again")
         if self.processes is not None:
             return self.processes.analysis((game, state, level_id, budget), report, cancel)
-        from training.evaluator import network_outcome, playout_outcome
-        from training.players import SearchPlayer
-        from training.search.analysis import analyse, analysis_config
+        from agents.evaluator import network_outcome, playout_outcome
+        from agents.players import SearchPlayer
+        from agents.search.analysis import analyse, analysis_config
 
         level = self.table(game).get(level_id)
         self.level_simulations(game, level)  # 422 for a level that does not search
@@ -413,25 +389,8 @@ class AIEngine:
             "batching": self.batching,
             "processes": 0,
             "warm": self.warm,
-            "models": {
-                str(p): {
-                    "forward_passes": m.batcher.calls if m.batcher else m.network.calls,
-                    "rows": m.batcher.rows if m.batcher else m.network.positions,
-                    "cache_hits": m.cache.hits if m.cache else 0,
-                    "cache_misses": m.cache.misses if m.cache else 0,
-                    **batch_size_counts(m.batcher),
-                }
-                for p, m in loaded.items()
-            },
+            "models": {str(p): m.stats() for p, m in loaded.items()},
         }
-
-
-def batch_size_counts(batcher: Batcher | None) -> dict[str, int]:
-    """A network's forward passes per batch-size bucket, as flat counters (``batches_le_<n>``,
-    ``batches_le_inf``) that add up over the search processes like the other figures."""
-    counts = batcher.batch_sizes if batcher is not None else [0] * (len(BATCH_BUCKETS) + 1)
-    names = [*(str(b) for b in BATCH_BUCKETS), "inf"]
-    return {f"batches_le_{name}": n for name, n in zip(names, counts, strict=True)}
 
 
 def _settle(waiter: asyncio.Future, result: Any, error: BaseException | None) -> None:

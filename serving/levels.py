@@ -4,12 +4,9 @@ other options; ``key`` is :func:`envs.options_key`, e.g. ``trigolden/scoring-tri
 game played with some options is offered the levels trained for exactly those options.
 
 The file is re-read when it changes (its modification time), so a game's levels appear as soon
-as training writes them, without a restart. Each level in the file has an ``id``, a ``label``,
-and either a ``checkpoint`` (a network file beside levels.json) with ``search`` settings
-(``training.config.SearchConfig``), or a ``player`` spec string for ``training.players``
-(``random``, ``mcts:64``...). Elo is read from ``elo`` and its 95% interval from ``elo_ci``
-(``[low, high]``) or ``elo_low``/``elo_high``; ``games`` counts the calibration games. The
-default level is the file's ``default`` or else the middle of the ladder.
+as training writes them, without a restart. What a file holds, how it is checked and which
+level is the default: :mod:`agents.levels_file`, the one model of the file; this module only
+finds the files and offers their levels.
 
 Without a file for the configuration, and when ``Settings.baseline_levels`` is on, two baseline
 levels are offered (uniform random, the Elo anchor, and pure MCTS) marked
@@ -18,12 +15,12 @@ levels are offered (uniform random, the Elo anchor, and pure MCTS) marked
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.levels_file import LEVELS_FILE, LevelsFile, LevelsFileError
 from serving.errors import NotFound, Unavailable
 
 
@@ -87,49 +84,22 @@ def baseline_table(game_id: str) -> LevelTable:
     return LevelTable(game_id, levels, levels[-1].id)
 
 
-def _ci(entry: dict[str, Any]) -> tuple[float, float] | None:
-    for key in ("elo_ci", "elo_interval"):
-        v = entry.get(key)
-        if isinstance(v, (list, tuple)) and len(v) == 2:
-            return float(v[0]), float(v[1])
-    if entry.get("elo_low") is not None and entry.get("elo_high") is not None:
-        return float(entry["elo_low"]), float(entry["elo_high"])
-    return None
-
-
-def parse_levels(game_id: str, data: Any, folder: Path) -> LevelTable:
-    """Validate a levels.json document; ValueError naming the problem."""
-    if not isinstance(data, dict) or not isinstance(data.get("levels"), list):
-        raise ValueError("levels.json must be an object with a 'levels' list")
-    levels = []
-    for i, entry in enumerate(data["levels"]):
-        if not isinstance(entry, dict) or "id" not in entry:
-            raise ValueError(f"level {i} must be an object with an 'id'")
-        has_ckpt = entry.get("checkpoint") is not None
-        if has_ckpt == (entry.get("player") is not None):
-            raise ValueError(f"level {entry['id']!r} needs exactly one of 'checkpoint', 'player'")
-        elo = entry.get("elo")
-        levels.append(
-            Level(
-                id=str(entry["id"]),
-                label=str(entry.get("label", entry["id"])),
-                elo=float(elo) if elo is not None else None,
-                elo_ci=_ci(entry),
-                games=int(entry["games"]) if entry.get("games") is not None else None,
-                checkpoint=folder / str(entry["checkpoint"]) if has_ckpt else None,
-                search=dict(entry.get("search") or {}),
-                player=entry.get("player"),
-            )
+def level_table(game_id: str, file: LevelsFile, folder: Path) -> LevelTable:
+    """The service's view of a levels file: its levels, checkpoints resolved in ``folder``."""
+    levels = tuple(
+        Level(
+            id=str(entry.id),
+            label=entry.label,
+            elo=entry.elo,
+            elo_ci=entry.elo_ci,
+            games=entry.games,
+            checkpoint=folder / entry.checkpoint if entry.checkpoint is not None else None,
+            search=dict(entry.search),
+            player=entry.player,
         )
-    default = data.get("default")
-    if default is None and levels:
-        default = levels[len(levels) // 2].id
-    options = data.get("game_options") or {}
-    if not isinstance(options, dict):
-        raise ValueError("'game_options' in levels.json must be an object")
-    return LevelTable(
-        game_id, tuple(levels), str(default) if default is not None else None, dict(options)
+        for entry in file.levels
     )
+    return LevelTable(game_id, levels, file.default_id, dict(file.game_options))
 
 
 class LevelRegistry:
@@ -145,7 +115,7 @@ class LevelRegistry:
         """The levels of ``game_id`` trained with the options named by ``key``
         (:func:`envs.options_key`; ``""``: the default options)."""
         folder = self.root / game_id / key if key else self.root / game_id
-        path = folder / "levels.json"
+        path = folder / LEVELS_FILE
         try:
             mtime = path.stat().st_mtime_ns
         except OSError:
@@ -155,9 +125,9 @@ class LevelRegistry:
             if hit and hit[0] == mtime:
                 return hit[1]
         try:
-            table = parse_levels(game_id, json.loads(path.read_text()), path.parent)
-        except (OSError, ValueError, TypeError) as exc:
-            raise Unavailable(f"levels file {path} is unreadable: {exc}") from None
+            table = level_table(game_id, LevelsFile.read(path), path.parent)
+        except LevelsFileError as exc:
+            raise Unavailable(str(exc)) from None
         with self._lock:
             self._cache[(game_id, key)] = (mtime, table)
         return table
@@ -167,4 +137,4 @@ class LevelRegistry:
         folder = self.root / game_id
         if not folder.is_dir():
             return []
-        return sorted(p.parent.name for p in folder.glob("*/levels.json"))
+        return sorted(p.parent.name for p in folder.glob(f"*/{LEVELS_FILE}"))

@@ -35,7 +35,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 
-from serving.batching import BATCH_BUCKETS
+from agents.batching import BATCH_BUCKETS
 from serving.errors import NotFound, Unauthorized
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)

@@ -46,7 +46,7 @@ class Settings(BaseSettings):
     max_batch: int = Field(256, ge=1)
     torch_threads: int = Field(1, ge=1, le=64)
     # Evaluation cache per loaded network (MiB; 0 = off): positions met before cost no
-    # network call (training.evaluator.CachedInfer).
+    # network call (agents.inference.CachedInfer).
     eval_cache_mb: int = Field(64, ge=0, le=65_536)
 
     # Analysis (POST /v1/games/{game}/analysis): the most simulations and seconds one

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 import envs
-from training.config import SearchConfig
-from training.evaluator import RolloutEvaluator
-from training.search import SearchResult, search
+from agents.config import SearchConfig
+from agents.evaluator import RolloutEvaluator
+from agents.search import SearchResult, search
 
 GOLDEN = Path(__file__).with_name("search_golden.json")
 

@@ -71,12 +71,12 @@ def write_levels(root: Path, game_id: str, levels: list[dict[str, Any]], **extra
 def tiny_checkpoint(
     path: Path, game_id: str = "jiugong", seed: int = 0, options: dict[str, Any] | None = None
 ) -> Path:
-    """A small untrained network saved through the training package's checkpoint API."""
+    """A small untrained network saved through the agent layer's checkpoint API."""
     import torch
 
-    from training.checkpoint import save_checkpoint
-    from training.config import NetworkConfig
-    from training.networks import build_network
+    from agents.checkpoint import save_checkpoint
+    from agents.config import NetworkConfig
+    from agents.networks import build_network
 
     torch.manual_seed(seed)
     cfg = NetworkConfig(channels=8, blocks=1, value_hidden=8)

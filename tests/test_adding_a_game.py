@@ -1,5 +1,5 @@
 """docs/adding_a_game.md, done end to end for its example, Connect Four (examples/connect_four):
-a game added as a new user would, with no change in training/, serving/ or the web client.
+a game added as a new user would, with no change in agents/, training/, serving/ or the web client.
 
 Every step runs as the guide says, in processes that name the plugin (QIZERO_GAME_MODULES):
 the generic engine checks, a tiny training run, its levels, the service (a search process of
@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from serving_helpers import Server
 from test_web_client import browser  # noqa: F401  (the shared Chromium fixture)
+
+from agents.levels_file import LEVELS_FILE, LevelsFile
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = "examples.connect_four"
@@ -80,9 +82,11 @@ def test_the_generic_engine_checks_pass():
 
 def test_training_writes_a_checkpoint_and_levels(trained):
     assert sorted(p.name for p in (trained / "run" / "checkpoints").glob("ckpt_*.pt"))
-    levels = trained / "checkpoints" / GAME / "levels.json"
-    assert levels.is_file(), sorted(p.name for p in levels.parent.iterdir())
-    assert '"game": "connect_four"' in levels.read_text()
+    path = trained / "checkpoints" / GAME / LEVELS_FILE
+    assert path.is_file(), sorted(p.name for p in path.parent.iterdir())
+    levels = LevelsFile.read(path)
+    assert levels.game == GAME and levels.levels
+    assert all((path.parent / lv.checkpoint).is_file() for lv in levels.levels if lv.checkpoint)
 
 
 def test_the_service_serves_the_game_and_a_suggestion(server):

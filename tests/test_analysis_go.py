@@ -1,5 +1,5 @@
 """Go analysis: the ownership and score heads read as points of the board
-(``Game.read_outcome``, ``training.evaluator.network_outcome``) on hand-built 9x9 positions."""
+(``Game.read_outcome``, ``agents.evaluator.network_outcome``) on hand-built 9x9 positions."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.checkpoint import load_model
+from agents.evaluator import network_outcome
 from envs import make_game
-from training.checkpoint import load_model
-from training.evaluator import network_outcome
 
 REPO = Path(__file__).resolve().parent.parent
 MASTER_9X9 = REPO / "checkpoints/stereo_go/board-9x9/stereo_go-iter0500.pt"
@@ -69,7 +69,7 @@ def test_read_outcome_averages_a_pole_and_scales_the_score() -> None:
 def test_levels_without_a_network_estimate_ownership_from_playouts() -> None:
     """A pure MCTS level has no heads: its ownership is the mean over random playouts (as
     Monte Carlo programs show it), every point in [-1, 1], the margin a number of points."""
-    from training.evaluator import playout_outcome
+    from agents.evaluator import playout_outcome
 
     game = make_game("stereo_go", board="9x9")
     state = walls_and_a_dead_stone(game)

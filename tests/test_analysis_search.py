@@ -1,4 +1,4 @@
-"""The analysis search (training.search.analysis): values against Jiugong's solver, partial
+"""The analysis search (agents.search.analysis): values against Jiugong's solver, partial
 reports, budgets, cancelling, principal variations, for every algorithm."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import time
 import numpy as np
 import pytest
 
+from agents.config import SearchConfig
+from agents.evaluator import UniformEvaluator
+from agents.players import level_player
+from agents.search.analysis import RootReport, analyse, analysis_config
 from envs import make_game
 from envs.jiugong_solver import DRAW, LOSS, WIN, get_solver
-from training.config import SearchConfig
-from training.evaluator import UniformEvaluator
-from training.players import level_player
-from training.search.analysis import RootReport, analyse, analysis_config
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.players import Player, RandomPlayer, make_player
 from envs import make_game
 from envs.core import ConfigError
 from envs.trigolden.state import FINISHED
 from training.arena import MatchResult, fit_elo, format_table, play_match, round_robin
-from training.players import Player, RandomPlayer, make_player
 
 
 def _synthetic(true_elo: list[float], games: int, draw_rate: float, seed: int) -> list[MatchResult]:

@@ -230,11 +230,12 @@ def test_unknown_game_is_refused():
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_rules_modules_import_neither_torch_nor_gymnasium(game_id):
-    """Rules import the standard library and numpy only (imports go envs -> training -> serving)."""
+    """Rules import the standard library and numpy only (imports go envs -> agents ->
+    training -> serving)."""
     module = importlib.import_module(envs.core._REGISTRY[game_id].split(":")[0])
     path = Path(module.__file__)
     files = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
-    forbidden = {"torch", "gymnasium", "fastapi", "training", "serving"}
+    forbidden = {"torch", "gymnasium", "fastapi", "agents", "training", "serving"}
     for file in files:
         for node in ast.walk(ast.parse(file.read_text())):
             if isinstance(node, ast.Import):

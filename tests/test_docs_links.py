@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("envs", "training", "serving", "bench", "scripts", "tests", "docs", "configs",
+FOLDERS = ("envs", "agents", "training", "serving", "bench", "scripts", "tests", "docs", "configs",
            "examples")
 SUFFIXES = {".py", ".md", ".js", ".txt", ".yaml", ".sh"}
 # A cited document: a path inside the repository ending in .md or .txt.
 CITED = re.compile(
-    r"(?<![\w./-])((?:docs|envs|training|serving|bench|scripts|configs|examples)/"
+    r"(?<![\w./-])((?:docs|envs|agents|training|serving|bench|scripts|configs|examples)/"
     r"[\w./-]+\.(?:md|txt))"
 )
 OUTSIDE = re.compile(r"\.\./shared|(?<![\w/])(?:seeds|rules)/[\w-]+\.(?:txt|md)")

@@ -10,9 +10,9 @@ import pytest
 import torch
 
 import envs
-from training.config import NetworkConfig
-from training.evaluator import NetworkEvaluator, trace_for_inference
-from training.networks import build_network
+from agents.config import NetworkConfig
+from agents.evaluator import NetworkEvaluator, trace_for_inference
+from agents.networks import build_network
 
 # Each network kind with a game it is built for (and the game's options).
 CASES = [

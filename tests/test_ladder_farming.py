@@ -22,12 +22,12 @@ from serving_helpers import (
     write_levels,
 )
 
+from agents.variety import OpeningVariety
 from serving.ai import AIEngine
 from serving.catalogue import apply_move, build_game
 from serving.ladder import farming
 from serving.levels import LevelRegistry
 from serving.sessions.ai_seats import move_plan
-from training.variety import OpeningVariety
 
 SMALL = {"board": "5x5", "rules": "area"}
 AI = "ai-board-5x5_rules-area-small"

@@ -8,14 +8,15 @@ import numpy as np
 import pytest
 import torch
 
+from agents.checkpoint import load_model
+from agents.config import NetworkConfig
+from agents.networks import build_network
+from agents.networks_cylinder import CylinderResNet, tie_poles
+from agents.players import make_player
 from envs import make_game
 from envs.core import ConfigError
-from training.checkpoint import load_model
-from training.config import NetworkConfig, config_from_dict
+from training.config import config_from_dict
 from training.learner import Learner, checkpoint_path
-from training.networks import build_network
-from training.networks_cylinder import CylinderResNet, tie_poles
-from training.players import make_player
 
 GAME = make_game("stereo_go")  # the cylinder: observation (11, 23, 17), 360 actions
 N_POINTS = 359

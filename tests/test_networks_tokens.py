@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 import torch
 
+from agents.checkpoint import load_model
+from agents.config import NetworkConfig
+from agents.networks import build_network
+from agents.networks_tokens import TokenTransformer
+from agents.players import make_player
 from envs import make_game
 from envs.core import ConfigError
-from training.checkpoint import load_model
-from training.config import NetworkConfig, config_from_dict
+from training.config import config_from_dict
 from training.learner import Learner, checkpoint_path
-from training.networks import build_network
-from training.networks_tokens import TokenTransformer
-from training.players import make_player
 
 GAME = make_game("trigolden")  # golden set, n = 9: observation (55, 20), 5190 actions
 SLOTS, LOCAL, OPENING_BASE = 54, 96, 54 * 96

@@ -13,17 +13,17 @@ import pytest
 
 import envs
 import qizero_cli
+from agents.checkpoint import CheckpointError
+from agents.evaluator import NetworkEvaluator
+from agents.players import CHECKPOINT_ROOT, levels_folder, read_levels
 from envs.core import ConfigError
 from envs.policies import random_positions
-from training.checkpoint import CheckpointError
-from training.evaluator import NetworkEvaluator
 from training.onnx_export import (
     OnnxNetwork,
     export_level,
     export_levels,
     read_metadata,
 )
-from training.players import CHECKPOINT_ROOT, find_level, levels_folder
 
 pytest.importorskip("onnxruntime")
 
@@ -50,7 +50,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.mark.parametrize("game_id", list(LADDERS))
 def test_onnx_model_matches_the_pytorch_network(game_id: str, exported: dict) -> None:
-    from training.checkpoint import load_model
+    from agents.checkpoint import load_model
 
     game = envs.make_game(game_id, **LADDERS[game_id])
     meta = read_metadata(exported[game_id])
@@ -61,7 +61,7 @@ def test_onnx_model_matches_the_pytorch_network(game_id: str, exported: dict) ->
     masks = np.stack([game.legal_mask(s) for s in states])
     # Batches of several sizes: one position, a search's handful, a service batch, all of them.
     for lo, hi in [(0, 1), (1, 9), (9, 73), (0, len(states))]:
-        p_torch, v_torch = torch_net.forward(obs[lo:hi], masks[lo:hi])
+        p_torch, v_torch = torch_net.infer(obs[lo:hi], masks[lo:hi])
         p_onnx, v_onnx = onnx_net.infer(obs[lo:hi], masks[lo:hi])
         assert p_onnx.shape == p_torch.shape and v_onnx.shape == v_torch.shape
         assert np.abs(p_onnx - p_torch).max() <= TOLERANCE
@@ -73,14 +73,14 @@ def test_onnx_model_matches_the_pytorch_network(game_id: str, exported: dict) ->
 def test_metadata_describes_the_level(exported: dict) -> None:
     meta = read_metadata(exported["stereo_go"])
     game = envs.make_game("stereo_go", **LADDERS["stereo_go"])
-    entry = find_level(game, "master")
+    entry = read_levels(game).find("master")
     assert meta["format"] == "qizero-onnx" and meta["format_version"] == 1
     assert meta["game"]["id"] == "stereo_go"
     assert meta["game"]["options"]["rules"] == "area"
     assert meta["game"]["options_key"] == "max_moves-400+rules-area"
     assert meta["game"]["player_names"] == ["black", "white"]
-    assert meta["level"]["label"] == "master" and meta["level"]["elo"] == entry["elo"]
-    assert meta["search"] == entry["search"]
+    assert meta["level"]["label"] == "master" and meta["level"]["elo"] == entry.elo
+    assert meta["search"] == entry.search
     assert meta["network"]["kind"] == "cylinder"
     assert [i["name"] for i in meta["inputs"]] == ["observation", "action_mask"]
     assert meta["inputs"][0]["shape"] == ["batch", *game.spec.observation_shape]

@@ -1,4 +1,4 @@
-"""The opening variety rule (training/variety.py) on hand-built search results, and the
+"""The opening variety rule (agents/variety.py) on hand-built search results, and the
 repeat rule (serving/ladder/farming.py) on hand-built game histories."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.search import SearchResult
+from agents.variety import OpeningVariety, candidates, varied_action
 from serving.ladder.farming import OPENING_PLIES, PastGame, repeated
-from training.search import SearchResult
-from training.variety import OpeningVariety, candidates, varied_action
 
 RULE = OpeningVariety(plies=20, visits=0.4, margin=0.03, share=0.5)
 

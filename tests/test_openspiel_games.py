@@ -13,8 +13,8 @@ from envs.core import ConfigError
 pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
 
+from agents.players import level_player  # noqa: E402
 from envs.openspiel_games import PolicyBot  # noqa: E402
-from training.players import level_player  # noqa: E402
 
 CASES = [
     ("jiugong", {}),

@@ -15,13 +15,13 @@ import pytest
 from search_golden_cases import HashEvaluator
 from test_search_mcts import ChainNim
 
+from agents.config import SearchConfig
+from agents.evaluator import Evaluator, RolloutEvaluator, UniformEvaluator
+from agents.search import Node, search
+from agents.search.gumbel import round_ends
+from agents.search.tree import Tree
 from envs import make_game
 from envs.core import Game
-from training.config import SearchConfig
-from training.evaluator import Evaluator, RolloutEvaluator, UniformEvaluator
-from training.search import Node, search
-from training.search.gumbel import round_ends
-from training.search.tree import Tree
 
 
 class Counting:

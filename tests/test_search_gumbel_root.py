@@ -9,11 +9,11 @@ import random
 import numpy as np
 import pytest
 
+from agents.config import SearchConfig
+from agents.evaluator import uniform_priors
+from agents.search import gumbel as G
+from agents.search import search
 from envs import make_game
-from training.config import SearchConfig
-from training.evaluator import uniform_priors
-from training.search import gumbel as G
-from training.search import search
 
 
 class _Stats:

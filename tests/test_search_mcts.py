@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from agents.config import SearchConfig
+from agents.evaluator import RolloutEvaluator, RolloutMixEvaluator, UniformEvaluator
+from agents.search import considered_visit_sequence, search
 from envs import make_game
 from envs.core import Game, GameSpec, IllegalMove, InvalidState
 from envs.jiugong_solver import LOSS, WIN, get_solver
-from training.config import SearchConfig
-from training.evaluator import RolloutEvaluator, RolloutMixEvaluator, UniformEvaluator
-from training.search import considered_visit_sequence, search
 
 # ---------------------------------------------------------------------------- a tiny game
 
@@ -258,7 +258,7 @@ def test_uct_tries_every_move_once_before_any_twice() -> None:
 def test_uct_then_takes_the_best_mean_plus_exploration() -> None:
     from types import SimpleNamespace
 
-    from training.search.uct import uct_choice
+    from agents.search.uct import uct_choice
 
     node = SimpleNamespace(N=[4, 1, 4], W=[2.0, -0.5, 3.0], total=9)
     c = 2.0

@@ -1,4 +1,4 @@
-"""Batching of network evaluations across concurrent searches (serving.batching), and its use
+"""Batching of network evaluations across concurrent searches (agents.batching), and its use
 by the service for concurrent suggestions of the same model."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from serving_helpers import client_for, tiny_checkpoint, wait_for, write_levels
 
-from serving.batching import Batcher
+from agents.batching import Batcher
 
 
 class SlowInfer:

@@ -10,7 +10,7 @@ import pytest
 from serving_helpers import client_for, tiny_checkpoint, write_levels
 
 import envs
-from training.players import level_player, levels_folder
+from agents.players import level_player, levels_folder
 
 SMALL = {"board": "5x5", "rules": "area"}
 

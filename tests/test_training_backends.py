@@ -22,14 +22,14 @@ import pytest
 import torch
 import yaml
 
+from agents.checkpoint import load_model
+from agents.players import RandomPlayer, make_player
 from envs import make_game
 from envs.core import ConfigError
 from training.arena import fit_elo, round_robin
 from training.backends import keep_ray_on_loopback
-from training.checkpoint import load_model
 from training.config import config_from_dict
 from training.learner import Learner, checkpoint_path
-from training.players import RandomPlayer, make_player
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -212,8 +212,9 @@ def test_a_killed_actor_is_replaced_and_the_run_completes(
 
 
 def test_an_error_in_self_play_is_raised_not_retried(ray_cluster: Any) -> None:
+    from agents.config import NetworkConfig, SearchConfig
     from training.backends.ray_actors import RayBackend
-    from training.config import NetworkConfig, SearchConfig, SelfPlayConfig
+    from training.config import SelfPlayConfig
     from training.selfplay import SelfPlayTask
 
     task = SelfPlayTask("chess", {}, NetworkConfig(kind="mlp"), SearchConfig(),

@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 import torch
 
+from agents.checkpoint import file_digest, read_checkpoint
+from agents.config import NetworkConfig, SearchConfig
+from agents.evaluator import UniformEvaluator
+from agents.networks import build_network
 from envs import make_game
 from envs.core import ConfigError, QizeroError
-from training.checkpoint import file_digest, read_checkpoint
-from training.config import NetworkConfig, SearchConfig, SelfPlayConfig, config_from_dict
-from training.evaluator import UniformEvaluator
+from training.config import SelfPlayConfig, config_from_dict
 from training.learner import Learner, selfplay_tasks
 from training.levels import build_levels, recalibrate_levels
-from training.networks import build_network
 from training.replay import ReplayBuffer
 from training.selfplay import play_games
 from training.stages import latest_stage, stage_iterations, trim_log

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 import torch
 
+from agents.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
+from agents.config import NetworkConfig
+from agents.networks import build_network
 from envs import make_game
 from envs.core import ConfigError, QizeroError
-from training.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
-from training.config import NetworkConfig, config_from_dict, load_config, with_overrides
+from training.config import config_from_dict, load_config, with_overrides
 from training.learner import Learner, buffer_path, checkpoint_path
-from training.networks import build_network
 from training.replay import ReplayBuffer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -353,7 +354,8 @@ class _CountingEvaluator:
 
 
 def _play(**selfplay: object):  # type: ignore[no-untyped-def]
-    from training.config import SearchConfig, SelfPlayConfig
+    from agents.config import SearchConfig
+    from training.config import SelfPlayConfig
     from training.selfplay import play_games
 
     game = make_game("jiugong")
@@ -374,7 +376,7 @@ def test_playout_cap_randomization_learns_only_from_full_searches() -> None:
 
 def test_random_moves_through_the_game_learn_the_search_value(monkeypatch) -> None:
     import training.selfplay as selfplay
-    from training.search import SearchResult
+    from agents.search import SearchResult
 
     def fixed_search(game, states, evaluator, cfg, rng, root_masks=None):  # type: ignore[no-untyped-def]
         out = []
@@ -396,7 +398,8 @@ def test_random_moves_through_the_game_learn_the_search_value(monkeypatch) -> No
 def test_no_pass_before_the_configured_ply() -> None:
     """Self-play on 9x9 Go: before ``pass_after_ply`` the pass gets no policy target and is
     never played, yet it stays in the recorded legal mask (so the net learns not to pass)."""
-    from training.config import SearchConfig, SelfPlayConfig
+    from agents.config import SearchConfig
+    from training.config import SelfPlayConfig
     from training.selfplay import play_games
 
     game = make_game("stereo_go", board="9x9", max_moves=30)

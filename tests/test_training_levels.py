@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.checkpoint import file_digest, load_model
+from agents.players import level_player, levels_folder, read_levels
 from envs import make_game
 from envs.core import ConfigError
-from training.checkpoint import file_digest, load_model
 from training.config import config_from_dict
 from training.learner import Learner
 from training.levels import (
@@ -20,7 +21,6 @@ from training.levels import (
     resolve_iteration,
     run_checkpoints,
 )
-from training.players import level_player, levels_folder, read_levels
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -113,7 +113,7 @@ def test_shipped_ladder_is_strictly_ordered(folder: str) -> None:
     options = json.loads((where / "levels.json").read_text())
     game = make_game(game_id, **options["game_options"])
     assert levels_folder(game, REPO / "checkpoints") == where
-    data = read_levels(game)
+    data = read_levels(game).to_json()
     levels = data["levels"]
     assert len(levels) >= 5, (
         f"{name} (game {game_id}, options {options['game_options']}): {len(levels)} levels, "

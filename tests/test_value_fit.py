@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import yaml
 
+from agents.checkpoint import load_model
 from envs import make_game
 from envs.core import ConfigError
-from training.checkpoint import load_model
 from training.cli import run_value_fit_command
 from training.config import config_from_dict
 from training.learner import Learner

@@ -33,11 +33,11 @@ import pytest
 from test_web_client import browser, page, server  # noqa: F401  (fixtures)
 
 import envs
+from agents.config import SearchConfig
+from agents.players import read_levels
+from agents.search import search
 from serving.app import STATIC_DIR
-from training.config import SearchConfig
 from training.onnx_export import read_metadata
-from training.players import read_levels
-from training.search import search
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = ROOT / "tests" / "js"
@@ -175,7 +175,7 @@ def test_in_page_search_is_the_python_search(case):
 def check_search(game: envs.Game, settings: dict[str, Any], plies: int = 60,
                  count: int = 12) -> None:
     """The in-page search of ``game`` (its rules built for its options) against
-    training.search on ``count`` positions of random games of up to ``plies`` plies, with the
+    agents.search on ``count`` positions of random games of up to ``plies`` plies, with the
     same fake network."""
     cfg = SearchConfig.model_validate({**settings, "gumbel_scale": 0.0, "temperature": 0.0})
     rng = np.random.default_rng(3)
@@ -231,7 +231,7 @@ def test_one_exported_model_per_level_with_its_search(key):
     game = offline_game(key)
     manifest = json.loads((MODELS / key / "levels.json").read_text())
     assert manifest["game"] == key
-    shipped = read_levels(game)["levels"]
+    shipped = read_levels(game).to_json()["levels"]
     assert [lv["id"] for lv in manifest["levels"]] == [str(lv["id"]) for lv in shipped]
     for entry, level in zip(manifest["levels"], shipped):
         assert entry["label"] == level["label"]
@@ -340,9 +340,9 @@ def test_a_whole_offline_game_without_the_server(page, server, case):  # noqa: F
 def test_in_page_network_answers_as_torch(page, server, key):  # noqa: F811
     """The exported model under onnxruntime-web, fed by the in-page observation, gives the
     priors and value the service's torch evaluator gives (a few positions, every level)."""
-    from training.checkpoint import load_model
-    from training.evaluator import NetworkEvaluator
-    from training.players import levels_folder
+    from agents.checkpoint import load_model
+    from agents.evaluator import NetworkEvaluator
+    from agents.players import levels_folder
 
     game = offline_game(key)
     games = _random_games(game, 6, seed=2)[0]

@@ -1,7 +1,7 @@
-"""Self-play training: batched search, networks, learner, arena and Elo, strength levels.
+"""Self-play training: self-play, replay, learner, arena and Elo, strength levels, exports.
 
-Modules, one job each: ``search`` (Gumbel/PUCT MCTS over any Game), ``evaluator`` (what the
-search asks at leaves), ``networks``, ``replay``, ``selfplay``, ``learner``, ``config``,
-``checkpoint``, ``players``, ``arena``, ``levels``, ``jiugong_check``, ``cli``.
-Imports go one way: envs -> training -> serving.
+Modules, one job each: ``selfplay``, ``replay``, ``learner``, ``config``, ``arena``,
+``levels``, ``curve``, ``value_fit``, ``stages``, ``onnx_export``, ``gtp``, ``jiugong_check``,
+``cli``. What plays (search, networks, checkpoints, inference, players, the levels file) is
+the agent layer, ``agents``. Imports go one way: envs -> agents -> training -> serving.
 """

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.players import Player
 from envs import Game
-from training.players import Player
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 PRIOR_SD = 10.0  # natural units (about 1737 Elo)

@@ -178,6 +178,7 @@ def add_arena_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_arena(args: argparse.Namespace) -> int:
+    from agents.players import make_player
     from training.arena import (
         ChunkJournal,
         ChunkKey,
@@ -187,7 +188,6 @@ def run_arena(args: argparse.Namespace) -> int:
         format_table,
         round_robin,
     )
-    from training.players import make_player
 
     if args.games < 1:
         raise ConfigError("--games must be at least 1")
@@ -287,9 +287,9 @@ def add_levels_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_levels(args: argparse.Namespace) -> int:
+    from agents.players import levels_folder
     from training.config import load_config
     from training.levels import build_levels
-    from training.players import levels_folder
 
     if args.from_levels:
         return _recalibrate(args)
@@ -319,14 +319,15 @@ def run_levels(args: argparse.Namespace) -> int:
 
 
 def _recalibrate(args: argparse.Namespace) -> int:
-    from training.levels import read_levels_folder, recalibrate_levels
-    from training.players import levels_folder
+    from agents.levels_file import LevelsFile
+    from agents.players import levels_folder
+    from training.levels import recalibrate_levels
 
     source = Path(args.from_levels)
-    data = read_levels_folder(source)
-    if data.get("game") != args.game:
-        raise ConfigError(f"{source} holds levels of {data.get('game')!r}, not {args.game!r}")
-    options = {**data.get("game_options", {}), **parse_options(args.option)}
+    ladder = LevelsFile.read(source)
+    if ladder.game != args.game:
+        raise ConfigError(f"{source} holds levels of {ladder.game!r}, not {args.game!r}")
+    options = {**ladder.game_options, **parse_options(args.option)}
     game = make_game(args.game, **options)
     out = Path(args.out) if args.out else levels_folder(game, REPO / "checkpoints")
     journal = REPO / "runs" / f"recalibrate-{args.game}-{out.name}"
@@ -350,20 +351,19 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from training.evaluator import NetworkEvaluator
+    from agents.inference import ModelPipeline
+    from agents.players import level_player, read_levels
     from training.jiugong_check import check_player
-    from training.players import level_player, read_levels
 
     game = make_game(args.game)
-    data = read_levels(game, args.levels_dir)
-    which = args.level or str(data["levels"][-1]["id"])
+    which = args.level or str(read_levels(game, args.levels_dir).levels[-1].id)
     player = level_player(game, which, args.levels_dir)
     print(
         f"checking {args.game} level {which} ({player.cfg.simulations} simulations) "
         "against the exact solver"
     )
     t0 = time.monotonic()
-    evaluator = player.evaluator if isinstance(player.evaluator, NetworkEvaluator) else None
+    evaluator = player.evaluator if isinstance(player.evaluator, ModelPipeline) else None
     report = check_player(player, evaluator, seed=args.seed, playouts=not args.no_playouts)
     for line in report.lines():
         print(line)

@@ -16,102 +16,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from agents.config import FrozenModel, NetworkConfig, SearchConfig
 from envs.core import ConfigError
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class GameConfig(_Frozen):
+class GameConfig(FrozenModel):
     """Which game and its rule options (passed to ``envs.make_game``)."""
 
     id: str
     options: dict[str, Any] = Field(default_factory=dict)
 
 
-class NetworkConfig(_Frozen):
-    """Network architecture; ``kind`` names an entry of ``training.networks.NETWORKS``."""
-
-    kind: str = "resnet"
-    channels: int = Field(32, ge=1, le=1024)
-    blocks: int = Field(2, ge=0, le=64)
-    value_hidden: int = Field(32, ge=1, le=4096)
-    # KataGo's auxiliary heads (Wu 2019): the final ownership of every point and the score
-    # margin, learnt beside policy and value from games that define them
-    # (``Game.outcome_targets``; Stereo Go). They shape the trunk; play uses policy and value.
-    aux_heads: bool = False
-
-
-class SearchConfig(_Frozen):
-    """Search settings; used by self-play, by players and stored in ``levels.json``.
-
-    ``simulations = 0`` means no search: the raw policy (Gumbel: argmax of prior + noise).
-    """
-
-    algorithm: Literal["gumbel", "puct", "uct"] = "gumbel"
-    simulations: int = Field(32, ge=0, le=100_000)
-    # Gumbel AlphaZero (Danihelka et al. 2022); the constants are mctx's defaults.
-    max_considered: int = Field(16, ge=1, le=4096)
-    gumbel_scale: float = Field(1.0, ge=0.0)
-    c_visit: float = Field(50.0, ge=0.0)
-    c_scale: float = Field(0.1, ge=0.0)
-    # MCTS-Solver: propagate proven wins and losses up the tree (exact values beat averages
-    # in tactical positions; game-agnostic, per player).
-    solver: bool = True
-    # With the solver: on expanding a node, create all its children and solve it at once if
-    # one of them wins for the mover (exact one-ply tactics; costs one apply per action).
-    terminal_lookahead: bool = False
-    # Policy softmax temperature (Lc0's PolicyTemp, KataGo's root policy temperature): the
-    # network's priors are raised to 1/T inside the search. T > 1 flattens them, so a move the
-    # policy all but rules out still gets visits and a tactic behind it can be proven; 1 = as
-    # trained (self-play). Measured on Jiugong's top level (docs/training.md).
-    policy_temperature: float = Field(1.0, gt=0.0, le=100.0)
-    # Leaf value = (1 - mix) * the evaluator's value + mix * one random playout's result
-    # (AlphaGo's lambda). A young value head knows little; on games where random playouts
-    # already separate good moves from bad (TriGolden: pure MCTS-32 beats greedy 8 of 10) the
-    # mix gives self-play informed targets from the first iteration. 0 = the evaluator alone.
-    rollout_mix: float = Field(0.0, ge=0.0, le=1.0)
-    rollout_max_plies: int = Field(1000, ge=1)
-    # PUCT (AlphaZero).
-    c_puct: float = Field(1.5, ge=0.0)
-    # UCT (Kocsis & Szepesvari 2006; pure MCTS without priors): every child is tried once, in
-    # random order, before any twice; then mean + c_uct * sqrt(ln N / n). 2.0 as OpenSpiel's
-    # MCTSBot. PUCT's exploration term is scaled by the prior, 1/|A| without a network: on
-    # the cylinder's 360 actions MCTS-1000 then walked chains ~230 plies deep (measured).
-    c_uct: float = Field(2.0, ge=0.0)
-    dirichlet_alpha: float = Field(0.3, gt=0.0)
-    dirichlet_fraction: float = Field(0.0, ge=0.0, le=1.0)
-    # KataGo's forced playouts and policy target pruning (Wu 2019), PUCT only: every root
-    # child with prior P gets at least sqrt(k * P * N) of the N root visits (so the noise's
-    # picks are really tried), and the policy target takes those visits back from children
-    # they did not make look good. k = 2 in KataGo; 0 = off. Gumbel's root schedule already
-    # tries its sampled moves and its improved-policy target needs no pruning.
-    forced_playouts: float = Field(0.0, ge=0.0, le=100.0)
-    # Simulations that go down together before their leaves are evaluated, in one evaluator
-    # call (training/search/tree.py). PUCT and UCT mark each descent's edges with a virtual
-    # loss so the batch spreads; Gumbel's root takes the considered actions of a
-    # sequential-halving round, one descent each (set batch = max_considered for a round per
-    # call). Fewer, larger network calls for one search (a service's move); 1 = the sequential
-    # search (what every shipped level and the in-page search do).
-    batch: int = Field(1, ge=1, le=4096)
-    # How the move is chosen from the search result: 0 = the best (ties at random),
-    # > 0 = sampled from the improved policy (Gumbel) or visit counts (PUCT) ** (1/T).
-    temperature: float = Field(0.0, ge=0.0, le=100.0)
-
-    def as_json(self) -> dict[str, Any]:
-        """The settings as JSON, for levels.json and players' identities (the arena's journal
-        keys). ``batch`` appears only when it is not 1: batch 1 is the search that every
-        shipped level and journal was made with, so their entries and keys stay as they were."""
-        data = self.model_dump(mode="json")
-        if data["batch"] == 1:
-            del data["batch"]
-        return data
-
-
-class SelfPlayConfig(_Frozen):
+class SelfPlayConfig(FrozenModel):
     """Self-play: worker processes (local) or Ray actors, each searching a batch of games."""
 
     # Where the workers run (``training.backends``): "local" = processes on this machine,
@@ -168,12 +86,12 @@ class SelfPlayConfig(_Frozen):
         return self
 
 
-class ReplayConfig(_Frozen):
+class ReplayConfig(FrozenModel):
     capacity: int = Field(50_000, ge=1)
     symmetries: bool = True  # augment each sample with a random symmetry of the game
 
 
-class TrainingConfig(_Frozen):
+class TrainingConfig(FrozenModel):
     iterations: int = Field(20, ge=1)
     steps_per_iteration: int = Field(100, ge=0)
     batch_size: int = Field(256, ge=1)
@@ -196,7 +114,7 @@ class TrainingConfig(_Frozen):
     device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$")
 
 
-class LevelSpec(_Frozen):
+class LevelSpec(FrozenModel):
     """One candidate level: which checkpoint of the run, how it searches and samples.
 
     ``checkpoint`` is an iteration number, or a fraction of the run in (0, 1] (1.0 = last).
@@ -225,7 +143,7 @@ class LevelSpec(_Frozen):
         return self
 
 
-class LevelsConfig(_Frozen):
+class LevelsConfig(FrozenModel):
     """How ``qizero levels`` builds and calibrates the ladder."""
 
     ladder: list[LevelSpec] = Field(default_factory=list)
@@ -240,7 +158,7 @@ class LevelsConfig(_Frozen):
     opponents: list[str] = Field(default_factory=lambda: ["random"])
 
 
-class ValueFitConfig(_Frozen):
+class ValueFitConfig(FrozenModel):
     """``qizero value-fit``: the network's value refit to the mean result of random playouts
     (``training.value_fit``)."""
 
@@ -258,7 +176,7 @@ class ValueFitConfig(_Frozen):
     validation_fraction: float = Field(0.1, gt=0.0, lt=1.0)
 
 
-class RunConfig(_Frozen):
+class RunConfig(FrozenModel):
     game: GameConfig
     seed: int = 0
     network: NetworkConfig = NetworkConfig()

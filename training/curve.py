@@ -23,13 +23,13 @@ from typing import Any
 
 import numpy as np
 
+from agents.players import make_player
 from envs import Game, make_game
 from envs.core import ConfigError
 from envs.policies import named_policy
 from training.arena import MatchResult, fit_elo, round_robin
 from training.config import RunConfig
 from training.levels import run_checkpoints
-from training.players import make_player
 
 
 @dataclass

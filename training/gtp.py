@@ -1,7 +1,7 @@
 """GTP (Go Text Protocol, version 2) both ways: a front end for qizero players, and a client.
 
 Why: GTP is how Go programs talk (GoGui, Sabaki, gomill, GNU Go). :class:`GtpEngine` serves any
-player of :func:`training.players.make_player` (``random``, ``mcts:100``, ``level:3``,
+player of :func:`agents.players.make_player` (``random``, ``mcts:100``, ``level:3``,
 ``net:PATH[:SIMS[:TEMP]]``) on the Stereo Go engine, so a trained level can play GNU Go or be
 used from a GUI; :class:`GtpClient` drives another GTP program, and :func:`play_game` referees a
 game between two of them on our own engine (the engine's rules decide legality, the end and
@@ -79,7 +79,7 @@ class GtpEngine:
             "board": board, "komi": float(komi), "rules": rules, "max_moves": max_moves,
         }
         self.game = make_game("stereo_go", **self.options)
-        from training.players import make_player
+        from agents.players import make_player
 
         self.player_spec = player_spec
         self.player = make_player(self.game, player_spec, seed)
@@ -254,8 +254,9 @@ class GtpEngine:
     def _analyze(self, args: list[str], kata: bool) -> str:
         """``lz-analyze`` / ``kata-analyze``: answer ``=`` now, then lines while the search
         runs (training.gtp_analysis), until the next command."""
-        from training.evaluator import network_outcome, playout_outcome
-        from training.players import SearchPlayer
+        from agents.evaluator import network_outcome, playout_outcome
+        from agents.inference import ModelPipeline
+        from agents.players import SearchPlayer
 
         try:
             request = parse_request(args, kata)
@@ -270,7 +271,8 @@ class GtpEngine:
             raise GtpError(f"{COLOUR_NAMES[self.game.to_play(self.state)]} to play")
         outcome = None
         if kata:  # the network's heads, or (pure MCTS) random playouts
-            model = getattr(self.player.evaluator, "model", None)
+            pipeline = self.player.evaluator
+            model = pipeline.loaded.model if isinstance(pipeline, ModelPipeline) else None
             outcome = (network_outcome(model, self.game, self.state) if model is not None
                        else playout_outcome(self.game, self.state, self.rng))
         self._write(f"={self._ident}\n")

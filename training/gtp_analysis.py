@@ -5,7 +5,7 @@ Zero's and KataGo's extensions to GTP): the engine answers ``=`` at once, then p
 of ``info move ...`` entries every interval (centiseconds) while it searches, until the next
 command arrives; that command stops the search and ends the response with its blank line.
 
-The search is :func:`training.search.analysis.analyse` with the player's own evaluator and
+The search is :func:`agents.search.analysis.analyse` with the player's own evaluator and
 search settings, run on a thread; the numbers are the side to move's, as both programs report
 them by default:
 
@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.search.analysis import MoveReport, RootReport, analyse, analysis_config
 from envs.core import Game, PointOutcome
-from training.search.analysis import MoveReport, RootReport, analyse, analysis_config
 
 #: Moves a line lists before the search has visited any (the network's favourites).
 UNVISITED_LISTED = 10

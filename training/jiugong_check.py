@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.evaluator import Evaluator
+from agents.players import Player
 from envs.jiugong_solver import WIN, get_solver
-from training.evaluator import NetworkEvaluator
-from training.players import Player
 
 
 @dataclass
@@ -54,7 +54,7 @@ def _batched(player: Player, game, states, rng, chunk: int = 1024) -> list[int]:
 
 
 def check_player(
-    player: Player, evaluator: NetworkEvaluator | None, seed: int = 0, playouts: bool = True
+    player: Player, evaluator: Evaluator | None, seed: int = 0, playouts: bool = True
 ) -> JiugongReport:
     """All three figures for ``player`` (and for ``evaluator``'s raw policy when given)."""
     solver = get_solver()

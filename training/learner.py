@@ -33,14 +33,15 @@ import numpy as np
 import torch
 import yaml
 
+from agents.checkpoint import code_commit, read_checkpoint, save_checkpoint
+from agents.config import SearchConfig
+from agents.device import resolve_device
+from agents.networks import build_network
 from envs import make_game
 from envs.core import QizeroError
 from training import stages
 from training.backends import SelfPlayBackend, open_backend
-from training.checkpoint import code_commit, read_checkpoint, save_checkpoint
-from training.config import RunConfig, SearchConfig, config_to_dict, option_combinations
-from training.device import resolve_device
-from training.networks import build_network
+from training.config import RunConfig, config_to_dict, option_combinations
 from training.replay import ReplayBuffer
 from training.selfplay import SelfPlayTask, cpu_weights, split_games
 
@@ -280,9 +281,9 @@ class Learner:
         t = self.cfg.training
         if t.eval_every == 0 or t.eval_games == 0 or self.iteration % t.eval_every:
             return None
+        from agents.evaluator import NetworkEvaluator
+        from agents.players import SearchPlayer
         from training.arena import MatchResult, fit_elo, play_match
-        from training.evaluator import NetworkEvaluator
-        from training.players import SearchPlayer
 
         # A little temperature gives variety between the games of a deterministic pair.
         cfg = SearchConfig(simulations=t.eval_simulations, gumbel_scale=0.0, temperature=0.3)

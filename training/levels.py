@@ -20,7 +20,7 @@ calibration resumes, and one with more games per pair plays only the chunks it l
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import shutil
 import time
 from collections.abc import Callable
@@ -30,6 +30,18 @@ from typing import Any
 
 import numpy as np
 
+from agents.checkpoint import file_digest, load_model, save_checkpoint
+from agents.config import SearchConfig
+from agents.inference import ModelPipeline
+from agents.levels_file import LEVELS_FILE, LevelEntry, LevelsFile
+from agents.players import (
+    PLAYER_CACHE_BYTES,
+    Player,
+    RandomPlayer,
+    SearchPlayer,
+    make_player,
+    network_player,
+)
 from envs import Game, make_game
 from envs.core import ConfigError
 from training.arena import (
@@ -41,20 +53,8 @@ from training.arena import (
     format_table,
     round_robin,
 )
-from training.checkpoint import file_digest, load_model, save_checkpoint
-from training.config import LevelSpec, RunConfig, SearchConfig
-from training.evaluator import NetworkEvaluator
-from training.players import (
-    PLAYER_CACHE_BYTES,
-    Player,
-    RandomPlayer,
-    SearchPlayer,
-    make_player,
-    network_player,
-)
+from training.config import LevelSpec, RunConfig
 from training.stages import stage_iterations, stage_path
-
-LEVELS_FORMAT_VERSION = 1
 
 
 def run_checkpoints(run_dir: Path) -> dict[int, Path]:
@@ -177,7 +177,7 @@ def build_levels(
     # Export the checkpoints the ladder uses, as small weight-only files.
     files: dict[int, str] = {}
     digests: dict[int, str] = {}  # of the source checkpoints (journal keys)
-    levels: list[dict[str, Any]] = []
+    levels: list[LevelEntry] = []
     players: list[Player] = [RandomPlayer()]
     names = ["random"]
     for spec in lv.ladder:
@@ -200,20 +200,19 @@ def build_levels(
             )
             files[it] = name
         search_cfg = level_search(spec)
-        model = load_model(out_dir / files[it]).model
-        evaluator = NetworkEvaluator(model, cache_bytes=PLAYER_CACHE_BYTES, traced=True)
+        evaluator = ModelPipeline(out_dir / files[it], cache_bytes=PLAYER_CACHE_BYTES)
         # Identified by the source checkpoint: the exported file holds its weights.
         identity = {"weights": digests[it], "search": search_cfg.as_json()}
         players.append(SearchPlayer(spec.label, evaluator, search_cfg, identity))
         names.append(spec.label)
         levels.append(
-            {
-                "id": len(levels) + 1,
-                "label": spec.label,
-                "checkpoint": files[it],
-                "iteration": it,
-                "search": search_cfg.as_json(),
-            }
+            LevelEntry(
+                id=len(levels) + 1,
+                label=spec.label,
+                checkpoint=files[it],
+                iteration=it,
+                search=search_cfg.as_json(),
+            )
         )
     return _calibrate(
         game,
@@ -233,15 +232,6 @@ def build_levels(
         journal_dir=Path(journal_dir or run_dir),
         run_name=Path(run_dir).name,
     )
-
-
-def read_levels_folder(folder: Path) -> dict[str, Any]:
-    """The levels.json of a ladder folder; ConfigError naming the file if it is unreadable."""
-    path = Path(folder) / "levels.json"
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
 
 
 def recalibrate_levels(
@@ -266,25 +256,28 @@ def recalibrate_levels(
     calibration unless ``games_per_pair`` or ``pairs`` say otherwise.
     """
     source, out_dir = Path(source), Path(out_dir)
-    data = read_levels_folder(source)
-    game_id = data["game"]
-    game = make_game(game_id, **game_options)
-    calib = data.get("calibration") or {}
+    ladder = LevelsFile.read(source)
+    if ladder.game is None:
+        raise ConfigError(f"{source / LEVELS_FILE} does not name its game")
+    game = make_game(ladder.game, **game_options)
+    calib = ladder.calibration
     out_dir.mkdir(parents=True, exist_ok=True)
     players: list[Player] = [RandomPlayer()]
     names = ["random"]
     levels = []
-    for entry in data["levels"]:
-        src = source / entry["checkpoint"]
-        dst = out_dir / entry["checkpoint"]
+    for entry in ladder.levels:
+        if entry.checkpoint is None:
+            raise ConfigError(f"level {entry.id!r} of {source / LEVELS_FILE} is the player "
+                              f"{entry.player!r}: only networks are calibrated again")
+        src = source / entry.checkpoint
+        dst = out_dir / entry.checkpoint
         if src.resolve() != dst.resolve():
             shutil.copyfile(src, dst)
-        search_cfg = SearchConfig.model_validate(entry["search"])
-        players.append(network_player(dst, search_cfg, entry["label"]))
-        names.append(entry["label"])
-        levels.append(
-            {k: entry[k] for k in ("id", "label", "checkpoint", "iteration", "search")}
-        )
+        search_cfg = SearchConfig.model_validate(entry.search)
+        players.append(network_player(dst, search_cfg, entry.label))
+        names.append(entry.label)
+        levels.append(LevelEntry(id=entry.id, label=entry.label, checkpoint=entry.checkpoint,
+                                 iteration=entry.iteration, search=entry.search))
     opponents = [n for n in calib.get("players", []) if n not in names]
     return _calibrate(
         game,
@@ -302,7 +295,7 @@ def recalibrate_levels(
         workers=workers,
         chunk=chunk,
         journal_dir=journal_dir or out_dir,
-        run_name=data.get("run", source.name),
+        run_name=ladder.run or source.name,
         recalibrated_from=str(source),
     )
 
@@ -312,7 +305,7 @@ def _calibrate(
     game_options: dict[str, Any],
     players: list[Player],
     names: list[str],
-    levels: list[dict[str, Any]],
+    levels: list[LevelEntry],
     out_dir: Path,
     *,
     games: int,
@@ -385,51 +378,53 @@ def _calibrate(
                 f"{d:+.0f} Elo, interval [{d_lo:+.0f}, {d_hi:+.0f}]"
             )
     rng = np.random.default_rng(seed)
+    calibrated = []
     for entry, k in zip(levels, level_idx):
         lo, hi = ratings.ci(k)
-        entry["elo"] = round(float(ratings.elo[k]), 1)
-        entry["elo_ci"] = [round(lo, 1), round(hi, 1)]
-        entry["games"] = int(ratings.games[k])
-        entry["score"] = round(float(ratings.scores[k] / max(ratings.games[k], 1)), 4)
-        entry["seconds_per_move"] = round(seconds_per_move(players[k], game, rng), 4)
-        # The weight file these figures were measured with: a file swapped or retrained later
-        # no longer matches (the shipped-ladder test compares them).
-        entry["sha256"] = file_digest(out_dir / entry["checkpoint"])
-    data = {
-        "format_version": LEVELS_FORMAT_VERSION,
-        "game": game.spec.id,
-        "game_options": dict(game_options),
-        "anchor": "random",
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "run": run_name,
-        "calibration": {
-            "games_per_pair": games,
-            "pairs": pairs_mode,
-            "opening_plies": opening_plies,
-            "seed": seed,
-            "chunk": chunk if workers > 0 else None,
-            "players": names,
-            "elo": [round(float(x), 1) for x in ratings.elo],
-            "elo_ci": [[round(a, 1), round(b, 1)] for a, b in (ratings.ci(k) for k in range(n))],
-            "matches": [
-                {
-                    "a": names[r.i],
-                    "b": names[r.j],
-                    "a_wins": r.wins_i,
-                    "draws": r.draws,
-                    "b_wins": r.wins_j,
-                }
-                for r in results
-            ],
-            "adjacent": adjacent,
-        },
-        "levels": levels,
+        assert entry.checkpoint is not None  # only networks are calibrated
+        calibrated.append(dataclasses.replace(
+            entry,
+            elo=round(float(ratings.elo[k]), 1),
+            elo_ci=(round(lo, 1), round(hi, 1)),
+            games=int(ratings.games[k]),
+            score=round(float(ratings.scores[k] / max(ratings.games[k], 1)), 4),
+            seconds_per_move=round(seconds_per_move(players[k], game, rng), 4),
+            # The weight file these figures were measured with: a file swapped or retrained
+            # later no longer matches (the shipped-ladder test compares them).
+            sha256=file_digest(out_dir / entry.checkpoint),
+        ))
+    calibration: dict[str, Any] = {
+        "games_per_pair": games,
+        "pairs": pairs_mode,
+        "opening_plies": opening_plies,
+        "seed": seed,
+        "chunk": chunk if workers > 0 else None,
+        "players": names,
+        "elo": [round(float(x), 1) for x in ratings.elo],
+        "elo_ci": [[round(a, 1), round(b, 1)] for a, b in (ratings.ci(k) for k in range(n))],
+        "matches": [
+            {
+                "a": names[r.i],
+                "b": names[r.j],
+                "a_wins": r.wins_i,
+                "draws": r.draws,
+                "b_wins": r.wins_j,
+            }
+            for r in results
+        ],
+        "adjacent": adjacent,
     }
     if recalibrated_from is not None:
-        data["calibration"]["recalibrated_from"] = recalibrated_from
+        calibration["recalibrated_from"] = recalibrated_from
+    ladder = LevelsFile(
+        levels=tuple(calibrated),
+        game=game.spec.id,
+        game_options=dict(game_options),
+        anchor="random",
+        created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        run=run_name,
+        calibration=calibration,
+    )
     ordered = not problems
-    path = out_dir / ("levels.json" if ordered else "levels.candidate.json")
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    tmp.replace(path)
+    path = ladder.write(out_dir / (LEVELS_FILE if ordered else "levels.candidate.json"))
     return LevelsReport(ordered, path, table, problems)

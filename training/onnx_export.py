@@ -11,20 +11,20 @@ ResNet, TriGolden's token transformer)::
              value        float32 (batch,)                     in [-1, 1], for the mover
 
 ``batch`` is dynamic. Why the mask is an input: the priors then come out exactly as the search
-uses them (:func:`training.evaluator.masked_softmax`, the same function traced into the graph),
+uses them (:func:`agents.evaluator.masked_softmax`, the same function traced into the graph),
 so a client needs no softmax of its own and cannot get the masking wrong.
 
 Self-describing like the checkpoints (KataGo's habit): the model's ``metadata_props`` hold one
 key, ``qizero``, whose value is JSON: ``format`` ("qizero-onnx"), ``format_version``, ``game``
 (id, options, options key, player names, action count, observation shape and range), ``level``
-(id, label, Elo), ``search`` (the level's :class:`~training.config.SearchConfig`: algorithm,
+(id, label, Elo), ``search`` (the level's :class:`~agents.config.SearchConfig`: algorithm,
 simulations, temperature...), ``network`` (its NetworkConfig), ``checkpoint`` (file, iteration,
 SHA-256), ``inputs`` and ``outputs`` (names, dtypes, shapes), ``opset`` and ``exported_by``.
 :func:`read_metadata` reads it back.
 
 Opset 18: every operator these networks need exists there, and older runtimes (ONNX Runtime
 Web among them) load it. The export traces with ``torch.export``; like ``torch.jit.trace`` that
-is not safe to run in two threads at once, so it holds :data:`training.evaluator.TRACE_LOCK`.
+is not safe to run in two threads at once, so it holds :data:`agents.evaluator.TRACE_LOCK`.
 """
 
 from __future__ import annotations
@@ -41,11 +41,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.checkpoint import CheckpointError, code_commit, file_digest, load_model
+from agents.evaluator import TRACE_LOCK, masked_softmax
+from agents.levels_file import LevelEntry
+from agents.players import levels_folder, read_levels
 from envs import Game, make_game
 from envs.core import ConfigError, options_key, require
-from training.checkpoint import CheckpointError, code_commit, file_digest, load_model
-from training.evaluator import TRACE_LOCK, masked_softmax
-from training.players import find_level, levels_folder, read_levels
 
 FORMAT = "qizero-onnx"
 FORMAT_VERSION = 1
@@ -72,7 +73,7 @@ def export_level(
     """
     out = _target(Path(out))
     game = make_game(game_id, **(options or {}))
-    entry = find_level(game, str(level), levels_root)
+    entry = read_levels(game, levels_root).find(str(level))
     source = _Source(game, levels_folder(game, levels_root), entry)
     return _write(source.graph(), source.metadata(entry), out)
 
@@ -90,7 +91,7 @@ def export_levels(
     options key for non-default options (``stereo_go-max_moves-400+rules-area``). Levels that
     share a checkpoint share one trace."""
     game = make_game(game_id, **(options or {}))
-    data = read_levels(game, levels_root)
+    ladder = read_levels(game, levels_root)
     folder = levels_folder(game, levels_root)
     key = options_key(game)
     stem = f"{game_id}-{key}" if key else game_id
@@ -101,23 +102,23 @@ def export_levels(
     sources: dict[str, _Source] = {}
     paths: list[Path] = []
     entries = []
-    for entry in data["levels"]:
-        if "checkpoint" not in entry:  # a baseline player (mcts:32...): nothing to export
+    for entry in ladder.levels:
+        if entry.checkpoint is None:  # a baseline player (mcts:32...): nothing to export
             continue
-        if entry["checkpoint"] not in sources:
-            sources[entry["checkpoint"]] = _Source(game, folder, entry)
-        source = sources[entry["checkpoint"]]
-        path = out_dir / f"{stem}-{entry['id']}-{entry['label']}.onnx"
+        if entry.checkpoint not in sources:
+            sources[entry.checkpoint] = _Source(game, folder, entry)
+        source = sources[entry.checkpoint]
+        path = out_dir / f"{stem}-{entry.id}-{entry.label}.onnx"
         paths.append(_write(source.graph(), source.metadata(entry), path))
-        entries.append({**_level_facts(entry), "file": path.name, "search": entry["search"]})
+        entries.append({**_level_facts(entry), "file": path.name, "search": entry.search})
     if not paths:
         raise ConfigError(f"the levels of {game_id} have no networks to export")
     manifest = {
         "format": f"{FORMAT}-levels",
         "format_version": FORMAT_VERSION,
         "game": _game_facts(game),
-        # The service's rule (serving.levels): the file's default, else the middle level.
-        "default": data.get("default", data["levels"][len(data["levels"]) // 2]["id"]),
+        # The service's default level (the one rule: LevelsFile.default_id).
+        "default": ladder.default_level().id,
         "levels": entries,
     }
     _atomic_write(out_dir / f"{stem}.json", (json.dumps(manifest, indent=2) + "\n").encode())
@@ -141,7 +142,7 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
 
 
 class OnnxNetwork:
-    """An exported model under ONNX Runtime, with :class:`training.evaluator.NetworkEvaluator`'s
+    """An exported model under ONNX Runtime, with :class:`agents.evaluator.NetworkEvaluator`'s
     ``infer(observations, masks) -> (priors, values)``: what the latency bench compares and
     what a Python client without torch runs. ``threads``: ONNX Runtime's intra-op threads
     (1, as the service runs torch)."""
@@ -180,20 +181,21 @@ def _game_facts(game: Game) -> dict[str, Any]:
     }
 
 
-def _level_facts(entry: dict[str, Any]) -> dict[str, Any]:
-    return {k: entry.get(k) for k in ("id", "label", "elo", "elo_ci")}
+def _level_facts(entry: LevelEntry) -> dict[str, Any]:
+    written = entry.to_json()
+    return {k: written.get(k) for k in ("id", "label", "elo", "elo_ci")}
 
 
 class _Source:
     """A level's checkpoint, loaded once and traced once for all the levels that use it."""
 
-    def __init__(self, game: Game, folder: Path, entry: dict[str, Any]) -> None:
-        if "checkpoint" not in entry:
+    def __init__(self, game: Game, folder: Path, entry: LevelEntry) -> None:
+        if entry.checkpoint is None:
             raise ConfigError(
-                f"level {entry['id']!r} of {game.spec.id} is the player "
-                f"{entry.get('player')!r}, not a network: there is nothing to export"
+                f"level {entry.id!r} of {game.spec.id} is the player "
+                f"{entry.player!r}, not a network: there is nothing to export"
             )
-        path = folder / entry["checkpoint"]
+        path = folder / entry.checkpoint
         self.loaded = load_model(path)
         if not self.loaded.plays(game):
             raise CheckpointError(
@@ -201,11 +203,11 @@ class _Source:
                 f"{self.loaded.data['game']['options']}: not this game's board or actions"
             )
         self.game = game
-        self.file = entry["checkpoint"]
+        self.file = entry.checkpoint
         self.digest = file_digest(path)
         self._graph: Any = None
 
-    def metadata(self, entry: dict[str, Any]) -> dict[str, Any]:
+    def metadata(self, entry: LevelEntry) -> dict[str, Any]:
         import torch
 
         spec = self.game.spec
@@ -214,7 +216,7 @@ class _Source:
             "format_version": FORMAT_VERSION,
             "game": _game_facts(self.game),
             "level": _level_facts(entry),
-            "search": entry["search"],
+            "search": entry.search,
             "network": self.loaded.network.model_dump(mode="json"),
             "checkpoint": {
                 "file": self.file,

@@ -20,10 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.config import NetworkConfig, SearchConfig
+from agents.evaluator import Evaluator, NetworkEvaluator
+from agents.inference import InferencePipeline
+from agents.search import SearchResult, restrict_mask, search
 from envs import Game, make_game
-from training.config import NetworkConfig, SearchConfig, SelfPlayConfig
-from training.evaluator import Evaluator, NetworkEvaluator
-from training.search import SearchResult, restrict_mask, search
+from training.config import SelfPlayConfig
 
 
 @dataclass
@@ -281,8 +283,8 @@ def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
     """Play one task's games (in a worker process, a Ray actor or the caller's process)."""
     import torch
 
-    from training.device import resolve_device
-    from training.networks import build_network
+    from agents.device import resolve_device
+    from agents.networks import build_network
 
     torch.set_num_threads(1)
     game = make_game(task.game_id, **task.game_options)
@@ -292,7 +294,8 @@ def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
     # convolutions, no per-module Python) plays 10-17% more positions per CPU second on 9x9
     # (measured: docs/training.md, "The Go learner").
     device = resolve_device(task.selfplay.device, "selfplay.device")
-    evaluator = NetworkEvaluator(model, device=str(device), traced=True)
+    network = NetworkEvaluator(model, device=str(device), traced=True)
+    evaluator = InferencePipeline(network.infer)
     rng = np.random.default_rng(list(task.seed))
     return play_games(game, evaluator, task.search, task.selfplay, task.n_games, rng)
 

@@ -178,7 +178,7 @@ def run_value_fit(cfg: RunConfig, config_text: str, source: Path, out_dir: Path,
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from training.checkpoint import file_digest, load_model, save_checkpoint
+    from agents.checkpoint import file_digest, load_model, save_checkpoint
 
     loaded = load_model(source)
     if loaded.game.spec.id != cfg.game.id or loaded.data["game"]["options"] != dict(

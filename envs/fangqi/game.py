@@ -205,6 +205,6 @@ class FangQi(Game[FangQiState]):
         return serialize.from_json(data)
 
 
-# greedy_policy is re-exported here because training.players looks for the greedy baseline in
+# greedy_policy is re-exported here because agents.players looks for the greedy baseline in
 # the module that defines the game class.
 __all__ = ["FangQi", "FangQiConfig", "MAX_LENGTH", "greedy_policy"]

@@ -112,7 +112,7 @@ def fingerprint(level: Level) -> str:
     settings (16 hex digits of a SHA-256); a baseline is its id (fixed code)."""
     if level.checkpoint is None:
         return f"baseline:{level.id}"
-    from training.checkpoint import file_digest  # torch: only for trained levels
+    from agents.checkpoint import file_digest  # torch: only for trained levels
 
     try:
         weights = file_digest(level.checkpoint)

@@ -2,7 +2,7 @@
 an AI level by replaying a line that beats it (``docs/ladder.md``, "Repeated games").
 
 * **Opening variety.** In a rated game an AI level varies its first :data:`OPENING_PLIES`
-  plies among the moves its search rates near-equal (:mod:`training.variety`), drawn with an
+  plies among the moves its search rates near-equal (:mod:`agents.variety`), drawn with an
   rng seeded by the session id and the ply (:func:`serving.sessions.ai_seats.move_plan`):
   the same game searched again (a restart, another replica taking the seat over) draws the
   same move, another game draws its own. The rule's parameters are written into the session
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.variety import OpeningVariety
 from serving.sessions.ai_seats import VARIETY_KEY
-from training.variety import OpeningVariety
 
 OPENING_PLIES = 20  # the plies the repeat rule compares, and the AI varies
 REPEAT_WINDOW = 2  # the pair's last games a new one is compared with

@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from agents.variety import OpeningVariety
 from envs.core import Game
 from serving.ai import AIEngine
 from serving.clocks import Clock
@@ -36,7 +37,6 @@ from serving.sessions.context import Ctx
 from serving.sessions.drivers import LeaseHolder
 from serving.sessions.machine import push
 from serving.sessions.timeouts import expire
-from training.variety import OpeningVariety
 
 log = logging.getLogger("qizero.serving")
 

@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "level",
         help="the player: random, mcts:N, uct:N, level:ID or net:PATH[:SIMS[:TEMP]] "
-        "(see training.players.make_player)",
+        "(see agents.players.make_player)",
     )
     parser.add_argument("--board", default="cylinder",
                         help="'cylinder' (fixed) or NxN, 5 <= N <= 19 (boardsize may change it)")

@@ -1,4 +1,4 @@
-// Monte Carlo tree search in the browser: a port of training/search/ for one root, so an AI
+// Monte Carlo tree search in the browser: a port of agents/search/ for one root, so an AI
 // level chooses its moves in the page exactly as the service's level would (up to random
 // tie-breaks and sampling, whose random numbers differ).
 //

@@ -29,9 +29,9 @@ from itertools import compress
 
 import numpy as np
 
-from training.config import SearchConfig
-from training.search.algorithm import Algorithm, Target, argmax_random_ties, sample
-from training.search.node import Node
+from agents.config import SearchConfig
+from agents.search.algorithm import Algorithm, Target, argmax_random_ties, sample
+from agents.search.node import Node
 
 
 def _halving_phases(max_considered: int, simulations: int) -> Iterator[tuple[int, int]]:

@@ -2,21 +2,21 @@
 
 One search over the Game protocol: the player to move comes from ``game.to_play(state)`` and
 values are backed up per player; non-terminal leaves go to an
-:class:`~training.evaluator.Evaluator`. The modules:
+:class:`~agents.evaluator.Evaluator`. The modules:
 
-* :mod:`~training.search.node` (:class:`Node`) and :mod:`~training.search.tree` (:class:`Tree`,
+* :mod:`~agents.search.node` (:class:`Node`) and :mod:`~agents.search.tree` (:class:`Tree`,
   :class:`SearchResult`): the one tree that every algorithm shares: descents, expansion,
   backup with virtual loss, MCTS-Solver proofs, the result.
-* :mod:`~training.search.algorithm`: what an algorithm supplies (root choice, interior
+* :mod:`~agents.search.algorithm`: what an algorithm supplies (root choice, interior
   choice, the policy target), one class each, picked from :data:`ALGORITHMS` by
   ``SearchConfig.algorithm``:
 
-  * ``gumbel`` (default, :mod:`~training.search.gumbel`): Gumbel AlphaZero; the completed Q and
+  * ``gumbel`` (default, :mod:`~agents.search.gumbel`): Gumbel AlphaZero; the completed Q and
     the improved policy live there, once.
-  * ``puct`` (:mod:`~training.search.puct`): AlphaZero's PUCT, Dirichlet noise, forced playouts.
-  * ``uct`` (:mod:`~training.search.uct`): classical UCT for pure MCTS over random playouts.
+  * ``puct`` (:mod:`~agents.search.puct`): AlphaZero's PUCT, Dirichlet noise, forced playouts.
+  * ``uct`` (:mod:`~agents.search.uct`): classical UCT for pure MCTS over random playouts.
 
-* :mod:`~training.search.analysis`: one root searched under a budget of simulations or
+* :mod:`~agents.search.analysis`: one root searched under a budget of simulations or
   seconds, reporting its top moves, values and principal variations as it goes, stoppable at
   once (the service's analysis endpoint, GTP's ``lz-analyze``).
 
@@ -34,15 +34,15 @@ from typing import Any
 
 import numpy as np
 
+from agents.config import SearchConfig
+from agents.evaluator import Evaluator, RolloutMixEvaluator
+from agents.search.algorithm import Algorithm
+from agents.search.gumbel import Gumbel, considered_visit_sequence
+from agents.search.node import Node, restrict_mask
+from agents.search.puct import Puct
+from agents.search.tree import SearchResult, Tree
+from agents.search.uct import Uct
 from envs.core import Game
-from training.config import SearchConfig
-from training.evaluator import Evaluator, RolloutMixEvaluator
-from training.search.algorithm import Algorithm
-from training.search.gumbel import Gumbel, considered_visit_sequence
-from training.search.node import Node, restrict_mask
-from training.search.puct import Puct
-from training.search.tree import SearchResult, Tree
-from training.search.uct import Uct
 
 __all__ = [
     "ALGORITHMS",

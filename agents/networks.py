@@ -14,11 +14,11 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+from agents.config import NetworkConfig
+from agents.network_heads import AuxHeads
+from agents.networks_cylinder import CylinderResNet
+from agents.networks_tokens import TokenTransformer
 from envs.core import ConfigError, GameSpec
-from training.config import NetworkConfig
-from training.network_heads import AuxHeads
-from training.networks_cylinder import CylinderResNet
-from training.networks_tokens import TokenTransformer
 
 
 class ResidualBlock(nn.Module):

@@ -1,6 +1,6 @@
 """Players: anything that picks moves — baselines, the exact solver, pure MCTS, trained levels.
 
-One interface for the arena, the level ladder and (later) the REST service:
+One interface for the arena, the level ladder, GTP and the service:
 
 * ``select_actions(game, states, rng) -> list[int]``: batched (searching players search all the
   states together, so an arena plays many games at once); ``select_action`` is the one-state
@@ -11,8 +11,9 @@ One interface for the arena, the level ladder and (later) the REST service:
 Players are built from short spec strings by :func:`make_player` (``random``, ``greedy``,
 ``solver``, ``mcts:400`` (pure MCTS), ``uct:400`` (classical UCT), ``level:3``,
 ``net:PATH[:SIMS[:TEMP[:SETTING=VALUE...]]]``, the settings any of
-:class:`~training.config.SearchConfig`'s, e.g. ``max_considered=8``). The evaluator inside a
-search player is an attribute, so a service can wrap it to batch across concurrent callers.
+:class:`~agents.config.SearchConfig`'s, e.g. ``max_considered=8``). The evaluator inside a
+search player is an attribute: a network's is its inference pipeline
+(:class:`agents.inference.ModelPipeline`), which the service shares among concurrent callers.
 """
 
 from __future__ import annotations
@@ -26,13 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from agents.config import SearchConfig
+from agents.evaluator import Evaluator, RolloutEvaluator
+from agents.levels_file import LEVELS_FILE, LevelsFile
+from agents.search import search
+from agents.variety import OpeningVariety, varied_action
 from envs import Game
 from envs.core import ConfigError, options_key
 from envs.policies import named_policy
-from training.config import SearchConfig
-from training.evaluator import Evaluator, RolloutEvaluator
-from training.search import search
-from training.variety import OpeningVariety, varied_action
 
 CHECKPOINT_ROOT = Path(__file__).resolve().parent.parent / "checkpoints"
 
@@ -72,7 +74,7 @@ class Player:
         variety: OpeningVariety | None = None,
     ) -> Analysis:
         """The move and what the player thinks of it. ``variety``: play one of the moves
-        the search rates near-equal (:mod:`training.variety`); players without a search
+        the search rates near-equal (:mod:`agents.variety`); players without a search
         ignore it (their own randomness, if any, is already drawn from ``rng``)."""
         rng = rng if rng is not None else np.random.default_rng()
         a = self.select_action(game, state, rng)
@@ -176,7 +178,7 @@ def _rollout_player(kind: str, cfg: SearchConfig, seed: int, max_plies: int) -> 
     return SearchPlayer(f"{kind}-{cfg.simulations}", evaluator, cfg, identity)
 
 
-# Evaluation cache of a player with fixed weights (training.evaluator.CachedInfer).
+# Evaluation cache of a player with fixed weights (agents.inference.CachedInfer).
 PLAYER_CACHE_BYTES = 64 << 20
 
 
@@ -186,11 +188,12 @@ def network_player(
     name: str | None = None,
     cache_bytes: int = PLAYER_CACHE_BYTES,
 ) -> SearchPlayer:
-    from training.checkpoint import file_digest, load_model
-    from training.evaluator import NetworkEvaluator
+    """A search over a checkpoint's network, through its inference pipeline (a cache of
+    ``cache_bytes``, no batcher: one search at a time)."""
+    from agents.checkpoint import file_digest
+    from agents.inference import ModelPipeline
 
-    loaded = load_model(path)
-    evaluator = NetworkEvaluator(loaded.model, cache_bytes=cache_bytes, traced=True)
+    evaluator = ModelPipeline(path, cache_bytes=cache_bytes)
     identity = {"weights": file_digest(path), "search": cfg.as_json()}
     return SearchPlayer(name or Path(path).stem, evaluator, cfg, identity)
 
@@ -203,42 +206,37 @@ def levels_folder(game: Game, root: str | Path | None = None) -> Path:
     return folder / key if key else folder
 
 
-def read_levels(game: Game, root: str | Path | None = None) -> dict[str, Any]:
-    path = levels_folder(game, root) / "levels.json"
+def read_levels(game: Game, root: str | Path | None = None) -> LevelsFile:
+    """The levels trained for this game's options (:func:`levels_folder`); ConfigError
+    saying which options do have levels when there are none."""
+    path = levels_folder(game, root) / LEVELS_FILE
     if not path.is_file():
         # Say which options do have levels (e.g. Stereo Go: the defaults, area, plain 9x9).
         folder = Path(root or CHECKPOINT_ROOT) / game.spec.id
         # A folder is named by options_key: name-value pairs joined by "+".
         trained = sorted(
             " ".join("=".join(kv.split("-", 1)) for kv in q.parent.name.split("+"))
-            for q in folder.glob("*/levels.json")
+            for q in folder.glob(f"*/{LEVELS_FILE}")
         )
-        if (folder / "levels.json").is_file():
+        if (folder / LEVELS_FILE).is_file():
             trained.insert(0, "the default options")
         where = f"; levels exist for: {'; '.join(trained)}" if trained else ""
         raise ConfigError(
             f"no levels for {game.spec.id} with these options: {path} does not exist "
             f"(run qizero levels){where}"
         )
-    return json.loads(path.read_text())
-
-
-def find_level(game: Game, which: str, root: str | Path | None = None) -> dict[str, Any]:
-    """The entry of a shipped level in the game's levels.json, by id (``3``) or label."""
-    data = read_levels(game, root)
-    for lv in data["levels"]:
-        if str(lv["id"]) == which or lv["label"] == which:
-            return lv
-    known = ", ".join(f"{lv['id']} ({lv['label']})" for lv in data["levels"])
-    raise ConfigError(f"no level {which!r} for {game.spec.id}; known levels: {known}")
+    return LevelsFile.read(path)
 
 
 def level_player(game: Game, which: str, root: str | Path | None = None) -> SearchPlayer:
-    """A shipped level, by id (``3``) or label, from the game's levels.json
+    """A shipped level, by id (``3``) or label, from the game's levels file
     (:func:`levels_folder`)."""
-    lv = find_level(game, which, root)
-    cfg = SearchConfig.model_validate(lv["search"])
-    return network_player(levels_folder(game, root) / lv["checkpoint"], cfg, f"level-{lv['id']}")
+    lv = read_levels(game, root).find(which)
+    if lv.checkpoint is None:
+        raise ConfigError(f"level {which!r} of {game.spec.id} is {lv.player!r}, not a network: "
+                          f"play it as that player")
+    cfg = SearchConfig.model_validate(lv.search)
+    return network_player(levels_folder(game, root) / lv.checkpoint, cfg, f"level-{lv.id}")
 
 
 def _setting(text: str) -> tuple[str, Any]:

@@ -1,6 +1,6 @@
 """What distinguishes one search algorithm from another, over the shared tree.
 
-The tree (:mod:`training.search.tree`) walks, expands, backs up and proves; an
+The tree (:mod:`agents.search.tree`) walks, expands, backs up and proves; an
 :class:`Algorithm` answers three questions: which edge a descent takes at the root
 (:meth:`~Algorithm.select_root`) and below it (:meth:`~Algorithm.select`), and what the search
 says at the end (:meth:`~Algorithm.target`: the policy target, the root value, the move). One
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from training.config import SearchConfig
-from training.search.node import Node
+from agents.config import SearchConfig
+from agents.search.node import Node
 
 
 @dataclass

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from training.config import SearchConfig
-from training.search.algorithm import Algorithm, Target
-from training.search.node import Node
+from agents.config import SearchConfig
+from agents.search.algorithm import Algorithm, Target
+from agents.search.node import Node
 
 
 def puct_choice(node: Node, cfg: SearchConfig, prior: list[float]) -> int:

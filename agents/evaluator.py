@@ -8,8 +8,8 @@ gives the other player the negation).
 
 Why states and not observations: pure MCTS plays random games from the state itself. The
 network evaluator turns states into observations and masks and then calls
-:meth:`NetworkEvaluator.infer` ``(observations, masks)``, the piece that a service can wrap to
-batch requests from many concurrent callers.
+:meth:`NetworkEvaluator.infer` ``(observations, masks)``, the piece that
+:mod:`agents.inference` wraps (cache, batcher) for many searches and callers at once.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -104,108 +103,36 @@ class RolloutMixEvaluator:
         return priors, ((1.0 - self.mix) * values + self.mix * played).astype(np.float32)
 
 
-InferFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
-
-
-class CachedInfer:
-    """An LRU cache in front of ``infer(observations, masks)``, keyed by each row's bytes.
-
-    Why: a network with fixed weights gives the same answer for the same input, and a search
-    meets the same positions again and again (transpositions within a search, the same
-    positions across the searches of a game or of many clients). On small games the cache
-    holds every position and the search runs at the speed of its own tree code; measured in
-    ``docs/training.md``. Exact: a hit returns what the network returned. Thread-safe (the
-    service's workers share one per model); misses of one call go to ``infer`` together.
-    The size is a byte budget, so one setting suits a 3x3 board and a Go board alike.
-    """
-
-    def __init__(self, infer: InferFn, max_bytes: int = 64 << 20) -> None:
-        self._infer = infer
-        self.max_bytes = max_bytes
-        self._rows: OrderedDict[bytes, tuple[np.ndarray, float]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def __call__(
-        self, observations: np.ndarray, masks: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        n = len(observations)
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
-        msk = np.ascontiguousarray(masks, dtype=bool)
-        keys = [obs[i].tobytes() + msk[i].tobytes() for i in range(n)]
-        priors = np.zeros(msk.shape, dtype=np.float32)
-        values = np.zeros(n, dtype=np.float32)
-        missing: list[int] = []
-        with self._lock:
-            for i, key in enumerate(keys):
-                row = self._rows.get(key)
-                if row is None:
-                    missing.append(i)
-                else:
-                    self._rows.move_to_end(key)
-                    priors[i], values[i] = row
-            self.hits += n - len(missing)
-            self.misses += len(missing)
-        if not missing:
-            return priors, values
-        p, v = self._infer(obs[missing], msk[missing])
-        priors[missing], values[missing] = p, v
-        with self._lock:
-            for j, i in enumerate(missing):
-                if keys[i] not in self._rows:
-                    self._rows[keys[i]] = (np.array(p[j], dtype=np.float32), float(v[j]))
-                    self._bytes += len(keys[i]) + p[j].nbytes + 64
-            while self._bytes > self.max_bytes and self._rows:
-                key, (prior, _) = self._rows.popitem(last=False)
-                self._bytes -= len(key) + prior.nbytes + 64
-        return priors, values
-
-
 class NetworkEvaluator:
-    """A policy/value network (``training.networks``) as a batched evaluator, optionally
-    behind a :class:`CachedInfer` of ``cache_bytes``.
+    """A policy/value network (``agents.networks``) as a batched evaluator: the network
+    alone. Whatever shares it (a cache, a batcher of concurrent callers) wraps :meth:`infer`
+    in an :class:`agents.inference.InferencePipeline`.
 
     Inference runs under ``torch.inference_mode`` on CPU by default; illegal actions get zero
     prior whatever the network says. ``traced=True`` (fixed weights only: levels, arenas, the
-    service) runs a frozen TorchScript copy of the network (:func:`trace_for_inference`), traced
-    on the first call: a search evaluates a handful of positions a call, where eager PyTorch
-    spends most of its time in Python, module by module, holding the GIL, so concurrent
-    searches in one process could not use a second core.
+    service, a self-play task) runs a frozen TorchScript copy of the network
+    (:func:`trace_for_inference`), traced on the first call: a search evaluates a handful of
+    positions a call, where eager PyTorch spends most of its time in Python, module by module,
+    holding the GIL, so concurrent searches in one process could not use a second core.
     """
 
-    def __init__(
-        self, model: Any, device: str = "cpu", cache_bytes: int = 0, traced: bool = False
-    ) -> None:
+    def __init__(self, model: Any, device: str = "cpu", traced: bool = False) -> None:
         import torch
 
         self.torch = torch
         self.model = model.to(device).eval()
         self.device = device
         self.traced = traced
-        self.cache_bytes = cache_bytes
-        self.calls = 0  # network forward passes (for speed figures)
-        self.positions = 0  # positions evaluated
         self._module: Callable[..., Any] | None = None if traced else self.model
         self._trace_lock = threading.Lock()
-        # Fixed weights only (levels, arenas): self-play builds a new evaluator per task.
-        self.cache = CachedInfer(self.forward, cache_bytes) if cache_bytes > 0 else None
 
     def __getstate__(self) -> dict[str, Any]:
-        # Sent to another process (a parallel arena): the network and the settings; the trace,
-        # the cache and the counters start afresh there.
-        return {"model": self.model, "device": self.device, "cache_bytes": self.cache_bytes,
-                "traced": self.traced}
+        # Sent to another process (a parallel arena): the network and the settings; the trace
+        # starts afresh there.
+        return {"model": self.model, "device": self.device, "traced": self.traced}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]
-
-    def infer(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Priors and values for a batch of observations (mover's view) and legal masks."""
-        if self.cache is not None:
-            return self.cache(observations, masks)
-        return self.forward(observations, masks)
 
     def _network(self, example: Any) -> Callable[..., Any]:
         if self._module is None:
@@ -214,15 +141,12 @@ class NetworkEvaluator:
                     self._module = trace_for_inference(self.model, example)
         return self._module
 
-    def forward(
-        self, observations: np.ndarray, masks: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """One network call, no cache."""
+    def infer(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Priors and values for a batch of observations (mover's view) and legal masks: one
+        network call."""
         torch = self.torch
         if len(observations) == 0:
             return np.zeros(masks.shape, dtype=np.float32), np.zeros(0, dtype=np.float32)
-        self.calls += 1
-        self.positions += len(observations)
         with torch.inference_mode():
             obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32))
             obs = obs.to(self.device)
@@ -232,13 +156,18 @@ class NetworkEvaluator:
         return priors.numpy().astype(np.float32), value.cpu().numpy().reshape(-1)
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-        shape = (len(states), *game.spec.observation_shape)
-        obs = (
-            np.stack([game.observation(s) for s in states])
-            if states
-            else np.zeros(shape, dtype=np.float32)
-        )
-        return self.infer(obs, _masks(game, states))
+        return self.infer(*observations_and_masks(game, states))
+
+
+def observations_and_masks(game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """What a network reads of ``states``: their observations (float32) and legal masks."""
+    shape = (len(states), *game.spec.observation_shape)
+    obs = (
+        np.stack([game.observation(s) for s in states]).astype(np.float32, copy=False)
+        if states
+        else np.zeros(shape, dtype=np.float32)
+    )
+    return obs, _masks(game, states)
 
 
 def masked_softmax(logits: Any, mask: Any) -> Any:

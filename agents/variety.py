@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from training.search import SearchResult
+from agents.search import SearchResult
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Analysis: one position searched under a budget, reporting as it goes, stoppable at once.
 
-Why its own loop (and not :func:`training.search.search`): a move suggestion needs only the
+Why its own loop (and not :func:`agents.search.search`): a move suggestion needs only the
 result, while an analysis board (KataGo's analysis engine, Lizzie, lichess) shows the search
 while it runs and lets the user stop it. So this drives the shared :class:`Tree` step by step:
 after every step it may hand a snapshot (:class:`RootReport`) to ``report`` (at most every
@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.config import SearchConfig
+from agents.evaluator import Evaluator, RolloutMixEvaluator
+from agents.search.node import Node
+from agents.search.tree import Tree
 from envs.core import Game
-from training.config import SearchConfig
-from training.evaluator import Evaluator, RolloutMixEvaluator
-from training.search.node import Node
-from training.search.tree import Tree
 
 #: Longest principal variation reported (plies).
 MAX_PV = 24
@@ -79,7 +79,7 @@ def analyse(
     ``report`` gets a partial one (``final`` False). ``top``: root moves listed."""
     if game.is_terminal(state):
         raise ValueError("cannot analyse a terminal state: the game is over")
-    from training.search import ALGORITHMS
+    from agents.search import ALGORITHMS
 
     t0 = time.perf_counter()
     if cfg.rollout_mix > 0.0:

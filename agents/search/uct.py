@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from training.search.algorithm import Algorithm, Target
-from training.search.node import Node
+from agents.search.algorithm import Algorithm, Target
+from agents.search.node import Node
 
 
 def uct_choice(node: Node, c: float, rng: np.random.Generator) -> int:

@@ -30,8 +30,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from agents.config import NetworkConfig
 from envs.core import ConfigError, GameSpec
-from training.config import NetworkConfig
 
 
 class TokenTransformer(nn.Module):

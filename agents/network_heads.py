@@ -1,5 +1,5 @@
 """Heads shared by the grid and the cylinder networks (their own module, so that
-``training.networks``, which builds every kind, and ``training.networks_cylinder`` both import
+``agents.networks``, which builds every kind, and ``agents.networks_cylinder`` both import
 it and not each other)."""
 
 from __future__ import annotations

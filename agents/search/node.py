@@ -17,7 +17,7 @@ class Node:
     have few edges, and for short vectors list arithmetic is several times faster than numpy's
     per-call overhead (profiled: the selection rule dominates the search's own cost). While a
     batch of descents is in flight, ``N`` and ``W`` include their virtual losses
-    (:mod:`training.search.tree`).
+    (:mod:`agents.search.tree`).
     """
 
     __slots__ = (

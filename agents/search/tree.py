@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from agents.config import SearchConfig
+from agents.search.algorithm import Algorithm
+from agents.search.node import Node
 from envs.core import Game
-from training.config import SearchConfig
-from training.search.algorithm import Algorithm
-from training.search.node import Node
 
 # The value a descent in flight counts as on each edge it took: a loss for whoever chose it.
 VIRTUAL_LOSS = 1.0
@@ -49,7 +49,7 @@ class SearchResult:
 
 
 class Tree:
-    """One root being searched by one algorithm; :func:`training.search.search` steps many
+    """One root being searched by one algorithm; :func:`agents.search.search` steps many
     trees together."""
 
     def __init__(self, game: Game, state: Any, cfg: SearchConfig, algorithm: Algorithm) -> None:

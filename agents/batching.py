@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
-
-from envs.core import Game
 
 #: Upper bounds (rows) of the batch-size buckets counted per network (the metrics' histogram).
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -116,16 +113,9 @@ class Batcher:
             r.done.set()
 
 
-class BatchedEvaluator:
-    """An Evaluator (``training.evaluator`` protocol) whose network calls go through a Batcher."""
-
-    def __init__(self, infer: InferFn) -> None:
-        self.infer = infer
-
-    def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-        if not states:
-            shape = (0, game.spec.num_actions)
-            return np.zeros(shape, dtype=np.float32), np.zeros(0, dtype=np.float32)
-        obs = np.stack([game.observation(s) for s in states]).astype(np.float32, copy=False)
-        masks = np.stack([game.legal_mask(s) for s in states])
-        return self.infer(obs, masks)
+def batch_size_counts(batcher: Batcher | None) -> dict[str, int]:
+    """A network's forward passes per batch-size bucket, as flat counters (``batches_le_<n>``,
+    ``batches_le_inf``) that add up over the search processes like the other figures."""
+    counts = batcher.batch_sizes if batcher is not None else [0] * (len(BATCH_BUCKETS) + 1)
+    names = [*(str(b) for b in BATCH_BUCKETS), "inf"]
+    return {f"batches_le_{name}": n for name, n in zip(names, counts, strict=True)}

@@ -23,10 +23,10 @@ from typing import Any
 import torch
 from torch import nn
 
+from agents.config import NetworkConfig
+from agents.networks import build_network
 from envs import Game, make_game
 from envs.core import QizeroError
-from training.config import NetworkConfig
-from training.networks import build_network
 
 FORMAT = "qizero-checkpoint"
 FORMAT_VERSION = 1

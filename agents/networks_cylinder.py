@@ -28,9 +28,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from agents.config import NetworkConfig
+from agents.network_heads import AuxHeads
 from envs.core import ConfigError, GameSpec
-from training.config import NetworkConfig
-from training.network_heads import AuxHeads
 
 
 class CylinderConv(nn.Module):
