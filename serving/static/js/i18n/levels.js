@@ -9,8 +9,10 @@ addStrings({
   en: {
     'level.Random': 'Random',
     'level.mcts': 'MCTS {n}',
+    'level.novice': 'novice',
     'level.beginner': 'beginner',
     'level.casual': 'casual',
+    'level.intermediate': 'intermediate',
     'level.club': 'club',
     'level.strong': 'strong',
     'level.expert': 'expert',
@@ -22,8 +24,10 @@ addStrings({
   zh: {
     'level.Random': '随机落子',
     'level.mcts': '蒙特卡洛树搜索 {n} 次',
+    'level.novice': '新手',
     'level.beginner': '入门',
     'level.casual': '休闲',
+    'level.intermediate': '中级',
     'level.club': '棋社',
     'level.strong': '高手',
     'level.expert': '专家',
