@@ -38,7 +38,8 @@ with the level's fingerprint (a label measured for other weights or search is no
 with the run (its real games' results and who each entrant was: its fingerprint);
 ``--reuse`` takes the real games already played there under the same options between the
 same players (same fingerprints, whatever their level ids are now) and plays only the pairs
-it lacks: a level inserted into a ladder plays the others, the rest is not played again.
+it lacks: a level inserted into a ladder plays the others, the rest is not played again
+(``--play-again``: these entrants' pairs are played anyway, e.g. with more games).
 ``--fit-levels`` then fits the trained ladder's Elo (its levels.json) again with these games
 for the pairs its calibration lacks (:func:`training.levels.refit_levels`), so an inserted
 level gets its Elo and the ladder's strict order is checked.
@@ -365,6 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reuse", action="store_true",
                    help="take the games the same players already played under these options "
                    "from the calibration file; play only the pairs it lacks")
+    p.add_argument("--play-again", nargs="*", default=[], metavar="ENTRANT",
+                   help="with --reuse: these entrants' pairs are played again (e.g. with "
+                   "more games), not taken from the file")
     p.add_argument("--fit-levels", action="store_true",
                    help="fit the trained ladder's Elo (levels.json) again with these games "
                    "for the pairs its calibration lacks (levels inserted since)")
@@ -382,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.opening_plies < 0:
         p.error("--opening-plies must be >= 0")
     matrix = reused(calibration, config, found) if args.reuse else {}
+    matrix = {k: v for k, v in matrix.items() if not set(k) & set(args.play_again)}
     if matrix:
         print(f"{len(matrix)} pairs' games taken from {calibration}")
     fresh = measure(found, args.games_per_pair, args.workers, args.seed, print,
