@@ -35,8 +35,14 @@ given as ``agents.players`` specs (``--extra random mcts:8 mcts:128``).
 ``--write`` merges the labels of the service's AI players into
 ``checkpoints/stereo_go/ladder.json``, where the service reads their starting points, each
 with the level's fingerprint (a label measured for other weights or search is not used),
-with the run (its real games' results included); ``--reuse`` takes the real games' results
-of the last run there with the same options and entrants instead of playing them again.
+with the run (its real games' results and who each entrant was: its fingerprint);
+``--reuse`` takes the real games already played there under the same options between the
+same players (same fingerprints, whatever their level ids are now) and plays only the pairs
+it lacks: a level inserted into a ladder plays the others, the rest is not played again
+(``--play-again``: these entrants' pairs are played anyway, e.g. with more games).
+``--fit-levels`` then fits the trained ladder's Elo (its levels.json) again with these games
+for the pairs its calibration lacks (:func:`training.levels.refit_levels`), so an inserted
+level gets its Elo and the ladder's strict order is checked.
 
 Usage:
   python bench/ladder_levels.py --config '{"board": "9x9"}' --extra mcts:8 mcts:128 \\
@@ -68,6 +74,7 @@ from serving.ladder.ai_players import (  # noqa: E402
     GAME,
     ai_levels,
     game_config,
+    ranks_without_ai,
 )
 from serving.levels import LevelRegistry  # noqa: E402
 
@@ -83,6 +90,14 @@ class Entrant:
     spec: str
     config: dict[str, Any]
     fingerprint: str | None = None
+    label: str | None = None  # a trained level's label (its name in levels.json)
+
+    @property
+    def identity(self) -> str:
+        """Who plays, whatever the entrant is called: a trained level's fingerprint (network
+        and search), else the name (a baseline's or reference player's code is fixed)."""
+        trained = self.fingerprint and ":" not in self.fingerprint
+        return str(self.fingerprint) if trained else self.name
 
 
 @dataclass
@@ -108,7 +123,8 @@ def entrants(config: dict[str, Any], extra: list[str], checkpoints: Path) -> lis
         if own is not None:
             found.append(Entrant(ai.player_id.removeprefix("ai-"), ai.player_id,
                                  ai.level if ai.options is None else f"level:{ai.level}", own,
-                                 ai.fingerprint))
+                                 ai.fingerprint,
+                                 None if ai.options is None else ai.entry.label))
     for spec in extra:
         found.append(Entrant(spec.replace(":", ""), None, spec, dict(config)))
     return found
@@ -127,77 +143,130 @@ def _player(spec: str, config: dict[str, Any]) -> Any:
     return _PLAYERS[key]
 
 
-def play(black: Entrant, white: Entrant, seed: int, opening: int = 0,
-         opening_seed: int = 0) -> tuple[str | None, int]:
-    """One game to its end from ``opening`` uniformly random moves (drawn from
-    ``opening_seed``): the winning colour (None: a tie) and the moves played."""
+GameJob = tuple[Entrant, Entrant, int, int, int]  # black, white, seed, opening plies, its seed
+
+
+def play(games: list[GameJob]) -> list[tuple[str | None, int]]:
+    """Games to their end, each from its ``opening`` uniformly random moves (drawn from its
+    opening seed): per game the winning colour (None: a tie) and the moves played.
+
+    The games are played side by side: at each step every game's player to move chooses for
+    all its positions in one batched search (one network call for many positions), which is
+    many times faster than one game after another on a CPU. Search and sampling draw from one
+    generator seeded by the first game's seed."""
     import torch
 
     torch.set_num_threads(1)
-    game = make_game(GAME, **black.config)
-    players = [_player(black.spec, black.config), _player(white.spec, white.config)]
-    rng = np.random.default_rng(seed)
-    state, moves = game.initial_state(), 0
-    opening_rng = np.random.default_rng(opening_seed)
-    while moves < opening and not game.is_terminal(state):
-        legal = np.flatnonzero(game.legal_mask(state)[:-1])  # never a pass
-        state = game.apply(state, int(legal[opening_rng.integers(len(legal))]))
-        moves += 1
-    while not game.is_terminal(state):
-        state = game.apply(state, players[game.to_play(state)].select_action(game, state, rng))
-        moves += 1
-    returns = game.returns(state)
-    winner = None if returns[0] == returns[1] else "black" if returns[0] > 0 else "white"
-    return winner, moves
+    if not games:
+        return []
+    config = games[0][0].config
+    game = make_game(GAME, **config)
+    rng = np.random.default_rng(games[0][2])
+    states = []
+    for _black, _white, _seed, opening, opening_seed in games:
+        state, opening_rng = game.initial_state(), np.random.default_rng(opening_seed)
+        for _ in range(opening):
+            if game.is_terminal(state):
+                break
+            legal = np.flatnonzero(game.legal_mask(state)[:-1])  # never a pass
+            state = game.apply(state, int(legal[opening_rng.integers(len(legal))]))
+        states.append(state)
+    moves = [0] * len(games)
+    while True:
+        to_move: dict[str, tuple[Entrant, list[int]]] = {}
+        for k, state in enumerate(states):
+            if not game.is_terminal(state):
+                who = games[k][game.to_play(state)]
+                to_move.setdefault(who.name, (who, []))[1].append(k)
+        if not to_move:
+            break
+        for who, ks in to_move.values():
+            actions = _player(who.spec, who.config).select_actions(
+                game, [states[k] for k in ks], rng)
+            for k, action in zip(ks, actions):
+                states[k] = game.apply(states[k], action)
+                moves[k] += 1
+    out: list[tuple[str | None, int]] = []
+    for k, state in enumerate(states):
+        returns = game.returns(state)
+        winner = None if returns[0] == returns[1] else "black" if returns[0] > 0 else "white"
+        out.append((winner, games[k][3] + moves[k]))
+    return out
 
 
 def measure(found: list[Entrant], per_pair: int, workers: int, seed: int,
-            log: Any, opening: int = 2) -> dict[tuple[str, str], tuple[float, int]]:
-    """Real games between every pair: ``(a, b) -> (a's wins + half the ties, games)``.
-    Games 2m and 2m + 1 of a pair start from the same ``opening`` random moves, colours
-    swapped: without them two deterministic levels would replay the same two games."""
+            log: Any, opening: int = 2,
+            known: frozenset[frozenset[str]] = frozenset(),
+            ) -> dict[tuple[str, str], tuple[float, int]]:
+    """Real games between every pair not in ``known`` (pairs of names):
+    ``(a, b) -> (a's wins + half the ties, games)``. Games 2m and 2m + 1 of a pair start from
+    the same ``opening`` random moves, colours swapped: without them two deterministic
+    levels would replay the same two games. A pair's seeds do not depend on ``known``; a
+    pair's games are played side by side (:func:`play`)."""
     rng = random.Random(seed)
-    jobs, keys = [], []
+    batches: list[list[GameJob]] = []
+    keys: list[tuple[str, str, list[str]]] = []
     for i, a in enumerate(found):
         for b in found[i + 1:]:
+            batch: list[GameJob] = []
             for g in range(per_pair):
                 black, white = (a, b) if g % 2 == 0 else (b, a)
                 if g % 2 == 0:
                     opening_seed = rng.randrange(2**31)
-                jobs.append((black, white, rng.randrange(2**31), opening, opening_seed))
-                keys.append((a.name, b.name, black.name))
+                batch.append((black, white, rng.randrange(2**31), opening, opening_seed))
+            if frozenset((a.name, b.name)) not in known:
+                batches.append(batch)
+                keys.append((a.name, b.name, [game[0].name for game in batch]))
     t0 = time.monotonic()
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            results = list(pool.map(play, *zip(*jobs)))
+            results = list(pool.map(play, batches))
     else:
         results = []
-        for n, job in enumerate(jobs):
-            results.append(play(*job))
-            if (n + 1) % per_pair == 0:
-                log(f"{n + 1}/{len(jobs)} games, {time.monotonic() - t0:.0f} s")
+        for n, batch in enumerate(batches):
+            results.append(play(batch))
+            log(f"{n + 1}/{len(batches)} pairs, {time.monotonic() - t0:.0f} s")
     tally: dict[tuple[str, str], list[float]] = {}
-    for (a, b, black), (winner, _moves) in zip(keys, results):
-        won = 0.5 if winner is None else float((winner == "black") == (black == a))
+    for (a, b, blacks), pair in zip(keys, results):
         t = tally.setdefault((a, b), [0.0, 0])
-        t[0] += won
-        t[1] += 1
+        for black, (winner, _moves) in zip(blacks, pair):
+            t[0] += 0.5 if winner is None else float((winner == "black") == (black == a))
+            t[1] += 1
     return {k: (v[0], int(v[1])) for k, v in tally.items()}
 
 
+def run_identities(data: dict[str, Any], run: dict[str, Any], newest: bool) -> dict[str, str]:
+    """Who each entrant name of a stored run was. Runs record it (``identities``); for an
+    older run, only the newest with its options can be read from the players' entries (the
+    fingerprints it wrote), since a later run may have given the same ids other levels."""
+    if "identities" in run:
+        return dict(run["identities"])
+    if not newest:
+        return {}
+    names = {n for pair in run.get("results", {}) for n in pair.split("|")}
+    out = {}
+    for name in names:
+        entry = data.get("players", {}).get(f"ai-{name}")
+        trained = entry and entry.get("config") == run["config"] and entry.get("fingerprint")
+        out[name] = str(entry["fingerprint"]) if trained else name
+    return out
+
+
 def reused(path: Path, config: dict[str, Any],
-           names: list[str]) -> dict[tuple[str, str], tuple[float, int]]:
-    """The real games' results of the last run in ``path`` with these options and
-    entrants (a reference player may be missing: it is then left out)."""
-    runs = json.loads(path.read_text())["runs"] if path.exists() else []
-    for run in reversed(runs):
-        if run.get("config") == config and "results" in run:
-            matrix = {tuple(k.split("|")): (float(v[0]), int(v[1]))
-                      for k, v in run["results"].items()}
-            wanted = {(a, b) for i, a in enumerate(names) for b in names[i + 1:]}
-            if all(k in matrix or k[::-1] in matrix for k in wanted):
-                return {k: v for k, v in matrix.items() if set(k) <= set(names)}
-    raise SystemExit(f"no run with results for {config} and {names} in {path}")
+           found: list[Entrant]) -> dict[tuple[str, str], tuple[float, int]]:
+    """The real games already played under these options between players that are among
+    ``found`` (same identity), newest run first, keyed by today's names."""
+    data = json.loads(path.read_text()) if path.exists() else {"runs": []}
+    name_of = {e.identity: e.name for e in found}
+    matrix: dict[tuple[str, str], tuple[float, int]] = {}
+    runs = [r for r in data["runs"] if r.get("config") == config and "results" in r]
+    for k, run in enumerate(reversed(runs)):
+        who = run_identities(data, run, newest=k == 0)
+        for pair, (wins, games) in run["results"].items():
+            a, b = (name_of.get(who.get(n, "")) for n in pair.split("|"))
+            if a and b and a != b and (a, b) not in matrix and (b, a) not in matrix:
+                matrix[(a, b)] = (float(wins), int(games))
+    return matrix
 
 
 def win_rate(matrix: dict[tuple[str, str], tuple[float, int]], a: str, b: str) -> float:
@@ -295,7 +364,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--anchor", default="random",
                    help="entrant pinned at 0 points, 18K (none: no pin)")
     p.add_argument("--reuse", action="store_true",
-                   help="reuse the real games' results of the last run with these options")
+                   help="take the games the same players already played under these options "
+                   "from the calibration file; play only the pairs it lacks")
+    p.add_argument("--play-again", nargs="*", default=[], metavar="ENTRANT",
+                   help="with --reuse: these entrants' pairs are played again (e.g. with "
+                   "more games), not taken from the file")
+    p.add_argument("--fit-levels", action="store_true",
+                   help="fit the trained ladder's Elo (levels.json) again with these games "
+                   "for the pairs its calibration lacks (levels inserted since)")
     p.add_argument("--checkpoints", type=Path, default=ROOT / "checkpoints")
     p.add_argument("--write", action="store_true",
                    help=f"merge the labels into checkpoints/{GAME}/{CALIBRATION_FILE}")
@@ -307,13 +383,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     calibration = args.checkpoints / GAME / CALIBRATION_FILE
     t0 = time.monotonic()
-    if args.reuse:
-        matrix = reused(calibration, config, [e.name for e in found])
-    else:
-        if args.opening_plies < 0:
-            p.error("--opening-plies must be >= 0")
-        matrix = measure(found, args.games_per_pair, args.workers, args.seed, print,
-                         args.opening_plies)
+    if args.opening_plies < 0:
+        p.error("--opening-plies must be >= 0")
+    matrix = reused(calibration, config, found) if args.reuse else {}
+    matrix = {k: v for k, v in matrix.items() if not set(k) & set(args.play_again)}
+    if matrix:
+        print(f"{len(matrix)} pairs' games taken from {calibration}")
+    fresh = measure(found, args.games_per_pair, args.workers, args.seed, print,
+                    args.opening_plies, frozenset(frozenset(k) for k in matrix))
+    matrix.update(fresh)
     play_seconds = time.monotonic() - t0
     anchor = args.anchor if any(e.name == args.anchor for e in found) else None
     print(f"\n{GAME} {config}: {sum(g for _, g in matrix.values())} real games, "
@@ -334,17 +412,51 @@ def main(argv: list[str] | None = None) -> int:
         won = "pinned" if name == anchor else f"{100 * e['wins'] / max(1, e['games']):.0f}%"
         print(f"{name:<34} {e['rank']:>8} {e['points']:>8} {e['games']:>6} {won:>6}  "
               + ", ".join(e["copies"]))
+    served = [e["points"] for e in result.values() if e["player_id"]]
+    print("ranks without an AI level within one rank (18K up to the strongest): "
+          + (", ".join(ranks_without_ai(served)) or "none"))
     if args.write:
         meta = {"config": config, "extra": args.extra, "copies": args.copies,
-                "opening_plies": None if args.reuse else args.opening_plies,
+                "opening_plies": args.opening_plies if fresh else None,
                 "rounds": args.rounds, "seed": args.seed, "anchor": anchor,
                 "real_games": sum(g for _, g in matrix.values()),
                 "play_seconds": round(play_seconds), "reused": args.reuse,
+                "played_pairs": sorted(f"{a}|{b}" for a, b in fresh),
                 "results": {f"{a}|{b}": [w, g] for (a, b), (w, g) in matrix.items()},
+                "identities": {e.name: e.identity for e in found},
                 "labels": {n: e["rank"] for n, e in result.items()},
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         write(calibration, result, meta)
+    if args.fit_levels:
+        return fit_levels(found, matrix, config, args)
     return 0
+
+
+def fit_levels(found: list[Entrant], matrix: dict[tuple[str, str], tuple[float, int]],
+               config: dict[str, Any], args: argparse.Namespace) -> int:
+    """Fit the Elo of the trained ladder these entrants belong to with this run's games
+    (levels.json; the pairs its calibration already played keep their games)."""
+    from agents.players import levels_folder
+    from training.levels import refit_levels
+
+    label = {e.name: e.label or e.name for e in found
+             if e.label is not None or e.name == "random"}
+    if not any(e.label for e in found):
+        print("--fit-levels: no trained ladder plays these options", file=sys.stderr)
+        return 2
+    more = []
+    for (a, b), (wins, games) in matrix.items():
+        if a in label and b in label:
+            won = int(wins)
+            draws = round(2 * (wins - won))
+            more.append((label[a], label[b], won, draws, games - won - draws))
+    folder = levels_folder(make_game(GAME, **config), args.checkpoints)
+    report = refit_levels(folder, more, {
+        "by": "bench/ladder_levels.py", "games_per_pair": args.games_per_pair,
+        "opening_plies": args.opening_plies,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, seed=args.seed)
+    print(report.summary())
+    return 0 if report.ordered else 1
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ from training.learner import Learner
 from training.levels import (
     build_levels,
     calibration_pairs,
+    insert_level,
+    refit_levels,
     resolve_iteration,
     run_checkpoints,
 )
@@ -66,6 +68,48 @@ def test_build_levels_from_a_tiny_run(tmp_path: Path) -> None:
     assert data["levels"][0]["iteration"] == 1 and data["levels"][1]["iteration"] == 2
     # Exported weight files are small: no optimizer state.
     assert all(p.stat().st_size < 200_000 for p in out.glob("*.pt"))
+
+
+def test_a_level_inserted_into_a_ladder_is_fitted_with_the_games_it_played(
+        tmp_path: Path) -> None:
+    """A level put between two shipped ones has no Elo until real games place it: the refit
+    keeps the calibration's games, adds the new pairs' games and checks the order again."""
+    cfg = config_from_dict(RUN)
+    Learner(cfg, tmp_path / "run", tensorboard=False).run(progress=False)
+    out = tmp_path / "ship"
+    report = build_levels(cfg, tmp_path / "run", out, log=lambda _: None)
+    report.path.replace(out / "levels.json")  # the tiny ladder's order does not matter here
+    before = json.loads((out / "levels.json").read_text())
+    weak, strong = before["levels"]
+    with pytest.raises(ConfigError, match="already plays"):
+        insert_level(out, "copy", strong["checkpoint"], {}, below="strong")
+    with pytest.raises(ConfigError, match="no level 'expert'"):
+        insert_level(out, "middle", weak["checkpoint"], {}, below="expert")
+    levels = insert_level(out, "middle", weak["checkpoint"], {"simulations": 4}, below="strong")
+    assert [(lv.id, lv.label) for lv in levels] == [(1, "weak"), (2, "middle"), (3, "strong")]
+    assert levels[1].elo is None and levels[1].search["simulations"] == 4
+    assert levels[1].search["temperature"] == strong["search"]["temperature"]
+    with pytest.raises(ConfigError, match="already has a level"):
+        insert_level(out, "middle", weak["checkpoint"], {}, below="strong")
+
+    more = [("random", "middle", 10, 0, 2), ("weak", "middle", 2, 0, 10),
+            ("middle", "strong", 3, 1, 8), ("weak", "strong", 12, 0, 0)]  # the last: played
+    report = refit_levels(out, more, {"by": "test", "games_per_pair": 12})
+    data = json.loads(report.path.read_text())
+    assert report.ordered == all(a["ci"][0] > 0 for a in data["calibration"]["adjacent"])
+    assert [a["upper"] for a in data["calibration"]["adjacent"]] == ["weak", "middle", "strong"]
+    middle = data["levels"][1]
+    assert middle["elo_ci"][0] <= middle["elo"] <= middle["elo_ci"][1]
+    assert middle["games"] == 36 and middle["seconds_per_move"] > 0
+    assert data["levels"][0]["seconds_per_move"] == weak["seconds_per_move"]  # kept
+    added = data["calibration"]["added"]
+    assert added == [{"by": "test", "games_per_pair": 12,
+                      "pairs": ["random|middle", "weak|middle", "middle|strong"]}]
+    old = {(m["a"], m["b"]): m for m in before["calibration"]["matches"]}
+    new = {(m["a"], m["b"]): m for m in data["calibration"]["matches"]}
+    assert new[("weak", "strong")] == old[("weak", "strong")]  # its calibration games kept
+    assert new[("middle", "strong")] == {"a": "middle", "b": "strong", "a_wins": 3,
+                                         "draws": 1, "b_wins": 8}
 
 
 def test_build_levels_from_a_stage_folder(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ from training.arena import (
     ChunkJournal,
     ChunkKey,
     ChunkResult,
+    MatchResult,
     fit_elo,
     format_matches,
     format_table,
@@ -362,6 +363,37 @@ def _calibrate(
         on_chunk=on_chunk,
     )
     log(f"({time.monotonic() - t0:.0f} s)")
+    calibration = {
+        "games_per_pair": games,
+        "pairs": pairs_mode,
+        "opening_plies": opening_plies,
+        "seed": seed,
+        "chunk": chunk if workers > 0 else None,
+    }
+    if recalibrated_from is not None:
+        calibration["recalibrated_from"] = recalibrated_from
+    return _fit_and_write(game, game_options, players, names, levels, level_idx, results,
+                          out_dir, calibration, run_name, seed)
+
+
+def _fit_and_write(
+    game: Game,
+    game_options: dict[str, Any],
+    players: Sequence[Player | None],
+    names: list[str],
+    levels: list[LevelEntry],
+    level_idx: list[int],
+    results: list[MatchResult],
+    out_dir: Path,
+    calibration: dict[str, Any],
+    run_name: str,
+    seed: int,
+) -> LevelsReport:
+    """Fit Elo to the games in ``results`` (random, index 0, at 0), check the strict order
+    of ``levels`` (the players at ``level_idx``, weakest first) and write levels.json, or
+    levels.candidate.json when the order is not certain. A level's time per move is measured
+    (``players``) unless its entry has one already."""
+    n = len(names)
     ratings = fit_elo(n, results, anchor=0)
     table = format_table(names, ratings)
 
@@ -382,23 +414,23 @@ def _calibrate(
     for entry, k in zip(levels, level_idx):
         lo, hi = ratings.ci(k)
         assert entry.checkpoint is not None  # only networks are calibrated
+        player = players[k]
+        timing = entry.seconds_per_move
+        if timing is None and player is not None:
+            timing = round(seconds_per_move(player, game, rng), 4)
         calibrated.append(dataclasses.replace(
             entry,
             elo=round(float(ratings.elo[k]), 1),
             elo_ci=(round(lo, 1), round(hi, 1)),
             games=int(ratings.games[k]),
             score=round(float(ratings.scores[k] / max(ratings.games[k], 1)), 4),
-            seconds_per_move=round(seconds_per_move(players[k], game, rng), 4),
+            seconds_per_move=timing,
             # The weight file these figures were measured with: a file swapped or retrained
             # later no longer matches (the shipped-ladder test compares them).
             sha256=file_digest(out_dir / entry.checkpoint),
         ))
-    calibration: dict[str, Any] = {
-        "games_per_pair": games,
-        "pairs": pairs_mode,
-        "opening_plies": opening_plies,
-        "seed": seed,
-        "chunk": chunk if workers > 0 else None,
+    fitted: dict[str, Any] = {
+        **{k: v for k, v in calibration.items() if k not in ("recalibrated_from", "added")},
         "players": names,
         "elo": [round(float(x), 1) for x in ratings.elo],
         "elo_ci": [[round(a, 1), round(b, 1)] for a, b in (ratings.ci(k) for k in range(n))],
@@ -413,9 +445,8 @@ def _calibrate(
             for r in results
         ],
         "adjacent": adjacent,
+        **{k: calibration[k] for k in ("recalibrated_from", "added") if k in calibration},
     }
-    if recalibrated_from is not None:
-        calibration["recalibrated_from"] = recalibrated_from
     ladder = LevelsFile(
         levels=tuple(calibrated),
         game=game.spec.id,
@@ -423,8 +454,102 @@ def _calibrate(
         anchor="random",
         created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         run=run_name,
-        calibration=calibration,
+        calibration=fitted,
     )
     ordered = not problems
     path = ladder.write(out_dir / (LEVELS_FILE if ordered else "levels.candidate.json"))
     return LevelsReport(ordered, path, table, problems)
+
+
+def refit_levels(
+    folder: Path,
+    more: Sequence[tuple[str, str, int, int, int]],
+    added: dict[str, Any],
+    seed: int = 0,
+) -> LevelsReport:
+    """Fit a shipped ladder's Elo again with more real games and check its strict order:
+    the games of its calibration for the pairs it played, plus ``more`` (``(a, b, a's wins,
+    draws, b's wins)``, by label; random is ``random``) for the pairs it lacks.
+
+    Why: a level inserted into a shipped ladder (between two others, or below the weakest)
+    needs its Elo and its strict order checked like any; the ladder bench
+    (``bench/ladder_levels.py``) has just played it against every other level under the
+    same options, so those games place it without a second round robin. The levels already
+    there keep their calibration games and time per move; ``added`` (what played the new
+    games, how many) is kept in the calibration's ``added`` list.
+    """
+    folder = Path(folder)
+    ladder = LevelsFile.read(folder)
+    if ladder.game is None:
+        raise ConfigError(f"{folder / LEVELS_FILE} does not name its game")
+    game = make_game(ladder.game, **ladder.game_options)
+    calib = ladder.calibration
+    levels = list(ladder.levels)
+    labels = [level.label for level in levels]
+    opponents = [o for o in calib.get("players", []) if o != "random" and o not in labels]
+    names = ["random", *opponents, *labels]
+    index = {name: k for k, name in enumerate(names)}
+    results: list[MatchResult] = []
+    played: set[frozenset[str]] = set()
+    for m in calib.get("matches", []):
+        if m["a"] in index and m["b"] in index:
+            results.append(MatchResult(index[m["a"]], index[m["b"]], int(m["a_wins"]),
+                                       int(m["draws"]), int(m["b_wins"])))
+            played.add(frozenset((m["a"], m["b"])))
+    new_pairs = []
+    for a, b, a_wins, draws, b_wins in more:
+        if a in index and b in index and frozenset((a, b)) not in played:
+            results.append(MatchResult(index[a], index[b], a_wins, draws, b_wins))
+            new_pairs.append(f"{a}|{b}")
+    first_level = 1 + len(opponents)
+    players: list[Player | None] = [None] * first_level
+    for level in levels:
+        if level.checkpoint is None:
+            raise ConfigError(f"level {level.id!r} of {folder / LEVELS_FILE} is the player "
+                              f"{level.player!r}: only networks are fitted again")
+        fresh = level.seconds_per_move is None
+        players.append(network_player(folder / level.checkpoint,
+                                      SearchConfig.model_validate(level.search),
+                                      level.label) if fresh else None)
+    keep = {k: calib[k] for k in ("games_per_pair", "pairs", "opening_plies", "seed", "chunk",
+                                  "recalibrated_from") if k in calib}
+    keep["added"] = [*calib.get("added", []), {**added, "pairs": new_pairs}]
+    return _fit_and_write(game, ladder.game_options, players, names, levels,
+                          list(range(first_level, len(names))), results, folder, keep,
+                          ladder.run or folder.name, seed)
+
+
+def insert_level(
+    folder: Path, label: str, checkpoint: str, search: dict[str, Any], below: str
+) -> list[LevelEntry]:
+    """Put a new level into a shipped ladder (``folder``/levels.json) just below the level
+    labelled ``below`` and number the levels 1..n again; the new one has its network (a file
+    beside levels.json) and search settings (those of ``below`` with ``search``'s changes),
+    no Elo yet. Returns the new levels.
+
+    Why: a ladder whose neighbouring levels are far apart (several ranks on the ladder)
+    leaves players between them without an opponent; a level made from an earlier network,
+    fewer simulations or more sampling fills the gap. Its Elo comes from real games
+    (:func:`refit_levels`, after the ladder bench has played it against every level).
+    """
+    folder = Path(folder)
+    ladder = LevelsFile.read(folder)
+    levels = list(ladder.levels)
+    labels = [level.label for level in levels]
+    if label in labels:
+        raise ConfigError(f"{folder / LEVELS_FILE} already has a level {label!r}")
+    if below not in labels:
+        raise ConfigError(f"{folder / LEVELS_FILE} has no level {below!r}: {labels}")
+    path = folder / checkpoint
+    if not path.is_file():
+        raise ConfigError(f"no network {path}: levels play files beside their levels.json")
+    upper = levels[labels.index(below)]
+    settings = SearchConfig.model_validate({**upper.search, **search}).as_json()
+    if any(e.checkpoint == checkpoint and e.search == settings for e in levels):
+        raise ConfigError(f"a level of {folder} already plays {checkpoint} with {settings}")
+    levels.insert(labels.index(below), LevelEntry(
+        id=0, label=label, checkpoint=checkpoint, iteration=load_model(path).iteration,
+        search=settings, sha256=file_digest(path)))
+    levels = [dataclasses.replace(e, id=k + 1) for k, e in enumerate(levels)]
+    dataclasses.replace(ladder, levels=tuple(levels)).write(folder / LEVELS_FILE)
+    return levels

@@ -27,6 +27,7 @@ from typing import Any
 from envs.core import changed_options, options_key
 from serving.catalogue import build_game
 from serving.errors import ServiceError
+from serving.ladder import rules
 from serving.ladder.options import GAME
 from serving.levels import Level, LevelRegistry, baseline_table
 
@@ -183,6 +184,17 @@ def calibrated_points(checkpoints_root: Path, players: list[AILevel]) -> dict[st
                         "search; it starts at 0 points (run bench/ladder_levels.py --write)",
                         ai.player_id, path)
     return points
+
+
+def ranks_without_ai(points: list[int]) -> list[str]:
+    """The ranks from 18K up to the strongest of the AI levels at ``points`` that have no
+    AI level within one rank, weakest first (the matching never pairs players further
+    apart, so a person there waits for a person): the gaps a set of levels leaves."""
+    if not points:
+        return []
+    held = {rules.rank_of(p).index for p in points}
+    return [r.name for r in rules.RANKS[: max(held) + 1]
+            if not held & {r.index - 1, r.index, r.index + 1}]
 
 
 def game_config(
