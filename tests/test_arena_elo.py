@@ -173,6 +173,7 @@ def test_arena_command_takes_game_options(tmp_path, capsys) -> None:
     assert "multiple of 2" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_parallel_round_robin_does_not_depend_on_the_number_of_workers() -> None:
     """Chunks are seeded by pair and chunk and get fresh players, so 1 and 2 processes give
     the same results; a chunk as long as the pair is the serial match with the chunk's seed."""
@@ -224,6 +225,7 @@ def test_net_player_specs_take_search_settings(tmp_path) -> None:
             make_player(game, f"net:{path}{bad}")
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_arena_command_resumes_from_its_journal(tmp_path, capsys) -> None:
     """``--journal``: a rerun takes the finished chunks, more ``--games`` plays only the new
     ones, and the figures equal a run that plays every game; other players share nothing."""

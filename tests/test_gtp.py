@@ -196,6 +196,7 @@ def test_cli_refuses_other_games() -> None:
     assert proc.returncode == 2 and "GTP serves Go only" in proc.stderr
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_cli_threads() -> None:
     """The engine's PyTorch threads are set from --threads (1 by default); 0 is refused."""
     probe = ("import sys, torch\n"

@@ -57,6 +57,7 @@ def test_errors_from_a_worker_keep_their_status_and_message(tmp_path, root):
         assert c.post("/v1/games/jiugong/suggest", json={"level": "nope"}).status_code == 404
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_a_killed_worker_is_replaced(tmp_path, root):
     with client_for(tmp_path, checkpoints_root=root, search_processes=1) as c:
         _suggest(c, "net", 1)

@@ -170,6 +170,7 @@ def _schemathesis_run(tmp_path, max_examples: int) -> None:
     assert not failures, failures[:5]
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_schemathesis_finds_no_server_errors(tmp_path):
     _schemathesis_run(tmp_path, max_examples=3)
 

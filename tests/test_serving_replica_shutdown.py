@@ -62,6 +62,7 @@ def takeovers(server: Server) -> float:
     raise AssertionError("no lease takeover counter")
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_sigterm_under_load_hands_the_ai_seats_to_the_other_replica_at_once(replicas):
     servers, engine = replicas
     ids = [s.client.get("/v1/health").json()["replica"]["id"] for s in servers]

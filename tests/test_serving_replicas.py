@@ -178,6 +178,7 @@ def test_two_replicas_play_whole_games_and_make_each_ai_move_once(replicas):
     assert all(n > 0 for n in counts), counts  # both replicas drove AI seats
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_sigkill_of_the_replica_driving_an_ai_seat_hands_it_over(replicas):
     c = replicas.client
     people = create(c, turn_seconds=None)

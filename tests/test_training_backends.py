@@ -137,6 +137,7 @@ def local_run(tmp_path_factory: pytest.TempPathFactory) -> Learner:
     return learner
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_ray_actors_train_what_local_processes_train(
     ray_cluster: Any, local_run: Learner, tmp_path: Path
 ) -> None:
@@ -174,6 +175,7 @@ def test_ray_actors_train_what_local_processes_train(
     assert ray_vs_random.wins_i + ray_vs_random.draws / 2 >= 0.7 * 40, results
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_a_killed_actor_is_replaced_and_the_run_completes(
     ray_cluster: Any, local_run: Learner, tmp_path: Path
 ) -> None:

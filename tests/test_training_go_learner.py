@@ -197,6 +197,7 @@ def test_a_ladder_is_calibrated_again_under_other_options(tmp_path: Path) -> Non
         assert lv["sha256"] == file_digest(out / lv["checkpoint"])
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_a_run_stopped_by_sigterm_writes_its_stage(tmp_path: Path) -> None:
     """A scheduler's SIGTERM stops ``qizero train`` like Ctrl-C: the workers close and the
     last finished iteration becomes a stage, so nothing is lost between stages."""

@@ -205,6 +205,7 @@ def test_calibration_pairs() -> None:
         calibration_pairs("ring", 1, 3)
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_a_calibration_takes_the_chunks_it_already_played_from_its_journal(
     tmp_path: Path,
 ) -> None:
