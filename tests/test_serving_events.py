@@ -345,7 +345,9 @@ def test_a_three_line_route_streams_any_channel(tmp_path):
         log = c.app.state.events
 
         def ladder() -> None:
-            time.sleep(0.2)
+            deadline = time.monotonic() + 20  # publish once the stream below is open
+            while "player:7" not in log.wakeups.watched() and time.monotonic() < deadline:
+                time.sleep(0.02)
             with log.transaction() as tx:  # with the module's own changes, in one transaction
                 publish(tx, "player:7", "match_found", {"session": "abc"})
                 publish(tx, "player:8", "match_found", {"session": "abc"})
