@@ -31,6 +31,7 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_sigkill_mid_game_loses_no_accepted_move(tmp_path):
     db = tmp_path / "sessions.sqlite3"
     server = Server(tmp_path, db)

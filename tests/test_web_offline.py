@@ -282,7 +282,9 @@ OFFLINE_PLAYS = {
 }
 
 
-@pytest.mark.parametrize("case", OFFLINE_PLAYS)
+@pytest.mark.parametrize("case", [  # Fang Qi's whole game is over 5 s: `make test-slow`
+    pytest.param(case, marks=[pytest.mark.slow] if case == "fangqi" else [])
+    for case in OFFLINE_PLAYS])
 def test_a_whole_offline_game_without_the_server(page, server, case):  # noqa: F811
     game_id, person, ai, level, clicks, takeover = OFFLINE_PLAYS[case]
     refused: list[str] = []
