@@ -94,6 +94,11 @@ def _session(url: str, game: str, moves: int, seed: int = 1, **body: Any) -> str
     auth = {"Authorization": f"Bearer {token}"}
     view = r.json()["session"]
     for _ in range(moves):
+        if view["turn_complete"]:  # a game whose turns wait for confirmation (TriGolden)
+            r = httpx.post(f"{url}/v1/sessions/{sid}/confirm", headers=auth,
+                           json={"version": view["version"]}, timeout=60)
+            r.raise_for_status()
+            view = r.json()
         legal = [m for m in view["position"]["legal_moves"] if m != "pass"]
         if not legal:
             break
