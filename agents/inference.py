@@ -29,6 +29,7 @@ import numpy as np
 from agents.batching import Batcher, InferFn, batch_size_counts
 from agents.checkpoint import LoadedModel, load_model
 from agents.evaluator import NetworkEvaluator, observations_and_masks
+from agents.inference_remote import InferenceClient, ServerPlace
 from envs.core import Game
 
 
@@ -151,22 +152,29 @@ class InferencePipeline:
 
 class ModelPipeline(InferencePipeline):
     """The pipeline of one checkpoint: its network (traced, on ``device``) and the game it
-    was trained for (``loaded``). Sent to another process, it loads the file again there."""
+    was trained for (``loaded``). Sent to another process, it loads the file again there.
+
+    With ``remote`` (where the model's inference servers listen), the network stage is the
+    checkpoint's shared server (:class:`agents.inference_remote.InferenceClient`) instead of
+    a network of its own; the cache and the batcher stay here, in front of it."""
 
     def __init__(
         self, path: str | Path, *, batching: bool = False, max_batch: int = 256,
-        cache_bytes: int = 0, device: str = "cpu",
+        cache_bytes: int = 0, device: str = "cpu", remote: ServerPlace | None = None,
     ) -> None:
         self.path = Path(path)
         self.device = device
+        self.remote = remote
         self.loaded: LoadedModel = load_model(path)
-        self.network = NetworkEvaluator(self.loaded.model, device=device, traced=True)
+        self.network: NetworkEvaluator | InferenceClient = (
+            remote.client(self.path) if remote is not None
+            else NetworkEvaluator(self.loaded.model, device=device, traced=True))
         super().__init__(self.network.infer, batching=batching, max_batch=max_batch,
                          cache_bytes=cache_bytes)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": self.path, "batching": self.batching, "max_batch": self.max_batch,
-                "cache_bytes": self.cache_bytes, "device": self.device}
+                "cache_bytes": self.cache_bytes, "device": self.device, "remote": self.remote}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         path = state.pop("path")
