@@ -21,10 +21,12 @@ from agents.inference_remote import InferenceClient, InferenceServerGone
 from agents.inference_server import InferenceServers
 
 
-@pytest.fixture
-def served(tmp_path):
-    path = tiny_checkpoint(tmp_path / "net.pt")
-    servers = InferenceServers(device="cpu", max_wait=0.0)
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """One server for the module (a start costs seconds: torch's import): its wait is long
+    enough that a batch takes the requests of every connected client."""
+    path = tiny_checkpoint(tmp_path_factory.mktemp("served") / "net.pt")
+    servers = InferenceServers(device="cpu", max_wait=0.05)
     servers.ensure(path)
     yield servers, path
     servers.close()
@@ -60,34 +62,32 @@ def test_a_server_answers_bit_for_bit_what_the_local_network_answers(served, req
     np.testing.assert_array_equal(copy.infer(obs, masks)[0], p)
 
 
-def test_requests_of_two_client_processes_share_forward_passes(tmp_path) -> None:
-    path = tiny_checkpoint(tmp_path / "net.pt")
-    # A wait long enough that each batch takes the other client's request too.
-    servers = InferenceServers(device="cpu", max_wait=0.05)
-    try:
-        servers.ensure(path)
-        ctx = multiprocessing.get_context("spawn")
-        go = ctx.Event()
-        address = servers.place.address(path)
-        clients = [ctx.Process(target=ask_many, args=(address, servers.place.authkey, 20, go))
-                   for _ in range(2)]
-        for c in clients:
-            c.start()
-        wait_for(lambda: servers.stats().get(str(path.resolve()), {}).get("rows", 0) >= 2,
-                 timeout=60)
-        go.set()
-        for c in clients:
-            c.join(timeout=60)
-            assert c.exitcode == 0
-        stats = servers.stats()[str(path.resolve())]
-        assert stats["rows"] == 42
-        assert stats["forward_passes"] - stats["batches_le_1"] > 0  # batches of both clients
-        assert stats["forward_passes"] < 42
-    finally:
-        servers.close()
+def test_requests_of_two_client_processes_share_forward_passes(served) -> None:
+    servers, path = served
+    key = str(path.resolve())
+    ctx = multiprocessing.get_context("spawn")
+    go = ctx.Event()
+    clients = [ctx.Process(target=ask_many, args=(servers.place.address(path),
+                                                  servers.place.authkey, 20, go))
+               for _ in range(2)]
+    before = servers.stats()[key]
+    for c in clients:
+        c.start()
+    wait_for(lambda: servers.stats()[key]["rows"] >= before["rows"] + 2, timeout=60)
+    before = servers.stats()[key]  # both clients connected: the race starts
+    go.set()
+    for c in clients:
+        c.join(timeout=60)
+        assert c.exitcode == 0
+    after = servers.stats()[key]
+    passes = after["forward_passes"] - before["forward_passes"]
+    single = after["batches_le_1"] - before["batches_le_1"]
+    assert after["rows"] - before["rows"] == 40  # one row a request
+    assert passes - single > 0 and passes < 40  # batches held both clients' requests
 
 
 def test_a_killed_server_fails_its_clients_then_a_fresh_one_serves(served) -> None:
+    """(Last: it replaces the module's server.)"""
     servers, path = served
     obs, masks = positions()
     client = servers.place.client(path)

@@ -7,7 +7,9 @@ import os
 import signal
 
 import pytest
-from serving_helpers import client_for, tiny_checkpoint, wait_for, write_levels
+from serving_helpers import client_for, random_moves, tiny_checkpoint, wait_for, write_levels
+
+from envs import make_game, options_key
 
 LEVELS = [
     {"id": "net", "label": "Net", "checkpoint": "net.pt",
@@ -75,3 +77,45 @@ def test_a_killed_worker_is_replaced(tmp_path, root):
         }).json()
         sid = created["session"]["id"]
         wait_for(lambda: len(c.get(f"/v1/sessions/{sid}").json()["moves"]) >= 4, timeout=60)
+
+
+GO9 = {"board": "9x9"}
+
+
+def test_shared_inference_answers_what_local_inference_answers(tmp_path):
+    """``inference: shared``: the search processes' evaluations go to one server per network,
+    which batches them together; the suggestions are those of the searches in the server
+    process itself (same network, same numbers), for Jiugong and 9x9 Stereo Go."""
+    root = tmp_path / "checkpoints"
+    tiny_checkpoint(root / "jiugong" / "net.pt")
+    write_levels(root, "jiugong", LEVELS[:1])
+    key = options_key(make_game("stereo_go", **GO9))
+    tiny_checkpoint(root / "stereo_go" / key / "go9.pt", game_id="stereo_go", options=GO9)
+    write_levels(root / "stereo_go", key, [
+        {"id": "go9", "label": "Go 9", "checkpoint": "go9.pt",
+         "search": {"simulations": 8, "gumbel_scale": 1.0}}], game_options=GO9)
+    go_moves = random_moves("stereo_go", 4, limit=6, **GO9)
+    requests = [("jiugong", {"moves": ["b1-b2"], "level": "net", "seed": 11}),
+                ("jiugong", {"moves": [], "level": "net", "seed": 12}),
+                ("stereo_go", {"moves": go_moves, "config": GO9, "level": "go9", "seed": 5})]
+
+    def ask(c) -> list[dict]:
+        answers = []
+        for game, body in requests:
+            r = c.post(f"/v1/games/{game}/suggest", json=body)
+            assert r.status_code == 200, r.text
+            answers.append(r.json())
+        return answers
+
+    with client_for(tmp_path / "in", checkpoints_root=root) as c:
+        here = ask(c)
+    with client_for(tmp_path / "shared", checkpoints_root=root, search_processes=2,
+                    inference="shared", inference_device="cpu") as c:
+        there = ask(c)
+        health = c.get("/v1/health").json()["ai"]
+        servers = c.app.state.ai.inference.pids()
+    for a, b in zip(here, there, strict=True):
+        assert (a["move"], a["top"], a["value"]) == (b["move"], b["top"], b["value"])
+    assert health["inference"] == "shared" and len(servers) == 2
+    # the figures of every network come from its server (warm-up evaluated each once)
+    assert health["models"] and all(m["forward_passes"] > 0 for m in health["models"].values())
