@@ -62,9 +62,11 @@ class ServerPlace:
 
 
 class InferenceClient:
-    """``infer(observations, masks)`` answered by the inference server at ``address``: one
-    connection, one request at a time (put a :class:`agents.batching.Batcher` in front to
-    merge the calls of many threads). Picklable: the connection is made afresh where used."""
+    """``infer(observations, masks)`` answered by the inference server at ``address``.
+    Thread-safe and concurrent: each thread has a connection of its own, so the searches of
+    one process have requests in flight together and the server batches them with every
+    other process's (no batcher needed in front). Picklable: connections are made afresh
+    where used."""
 
     def __init__(
         self, address: str, authkey: bytes, connect_seconds: float = CONNECT_SECONDS
@@ -72,8 +74,9 @@ class InferenceClient:
         self.address = address
         self.authkey = authkey
         self.connect_seconds = connect_seconds
-        self._conn: Connection | None = None
+        self._local = threading.local()  # this thread's connection, as .conn
         self._lock = threading.Lock()
+        self._conns: set[Connection] = set()  # every thread's, for close()
 
     def __getstate__(self) -> dict[str, Any]:
         return {"address": self.address, "authkey": self.authkey,
@@ -83,13 +86,17 @@ class InferenceClient:
         self.__init__(**state)  # type: ignore[misc]
 
     def _connect(self) -> Connection:
-        if self._conn is not None:
-            return self._conn
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and not conn.closed:
+            return conn
         deadline = time.monotonic() + self.connect_seconds
         while True:
             try:
-                self._conn = Client(self.address, family="AF_UNIX", authkey=self.authkey)
-                return self._conn
+                conn = Client(self.address, family="AF_UNIX", authkey=self.authkey)
+                self._local.conn = conn
+                with self._lock:
+                    self._conns.add(conn)
+                return conn
             except (FileNotFoundError, ConnectionRefusedError, EOFError):
                 # not listening yet (starting, or restarting after a crash)
                 if time.monotonic() >= deadline:
@@ -99,15 +106,14 @@ class InferenceClient:
                 time.sleep(CONNECT_RETRY_SECONDS)
 
     def _ask(self, message: tuple[Any, ...]) -> tuple[Any, ...]:
-        with self._lock:
-            conn = self._connect()
-            try:
-                conn.send(message)
-                reply = conn.recv()
-            except (EOFError, OSError):
-                self.close()
-                raise InferenceServerGone(
-                    "the inference server stopped during the request; try again") from None
+        conn = self._connect()
+        try:
+            conn.send(message)
+            reply = conn.recv()
+        except (EOFError, OSError):
+            self._forget(conn)
+            raise InferenceServerGone(
+                "the inference server stopped during the request; try again") from None
         if reply[0] == "err":
             raise RuntimeError(f"the inference server failed: {reply[1]}")
         return reply
@@ -131,7 +137,15 @@ class InferenceClient:
         """The server's counters: forward passes, rows, batches per size bucket, clients."""
         return self._ask(("stats",))[1]
 
+    def _forget(self, conn: Connection) -> None:
+        self._local.conn = None
+        with self._lock:
+            self._conns.discard(conn)
+        conn.close()
+
     def close(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
+        """Close every thread's connection (a thread that asks again connects again)."""
+        with self._lock:
+            conns, self._conns = self._conns, set()
+        for conn in conns:
             conn.close()
