@@ -192,7 +192,7 @@ class InferenceServers:
     """The inference servers of one parent process, one per checkpoint, each started on first
     :meth:`ensure` and restarted when it dies; :attr:`place` tells clients where they are."""
 
-    def __init__(self, device: str = "auto", max_batch: int = 256, max_wait: float = 0.001,
+    def __init__(self, device: str = "auto", max_batch: int = 256, max_wait: float = 0.0,
                  torch_threads: int = 1) -> None:
         self.place = ServerPlace(tempfile.mkdtemp(prefix="qizero-infer-"),
                                  secrets.token_bytes(32))

@@ -79,10 +79,13 @@ class AIEngine:
         warm_up: bool = False,
         inference: str = "local",
         inference_device: str = "auto",
-        inference_wait: float = 0.001,
+        inference_wait: float = 0.0,
         remote: ServerPlace | None = None,
     ) -> None:
         self.levels = levels
+        # A search process's engine: where its networks' shared inference servers listen
+        # (set before the warm-up thread starts: it loads the networks).
+        self.remote = remote
         self.batching = batching
         self.max_batch = max_batch
         self.cache_bytes = cache_bytes
@@ -101,8 +104,6 @@ class AIEngine:
         self.warm = not warm_up
         if warm_up:
             threading.Thread(target=self.warm_up, name="qizero-warm-up", daemon=True).start()
-        # A search process's engine: where its networks' shared inference servers listen.
-        self.remote = remote
         # The service's engine with inference "shared": one server per network for all the
         # search processes (only with processes: in one process the batcher already sees
         # every search).
