@@ -205,11 +205,16 @@ class InferenceServers:
         self._closed = False
         self._processes: dict[Path, Any] = {}  # checkpoint -> its server's current process
         self._started: set[Path] = set()
+        self._asked: set[str | Path] = set()  # the paths ensure() was given, as given
 
     def ensure(self, checkpoint: str | Path) -> None:
-        """Start the server of ``checkpoint`` unless it runs (cheap when it does)."""
+        """Start the server of ``checkpoint`` unless it runs (cheap when it does: called
+        before every search)."""
+        if checkpoint in self._asked:
+            return
         key = Path(checkpoint).resolve()
         with self._lock:
+            self._asked.add(checkpoint)
             if self._closed or key in self._started:
                 return
             self._started.add(key)
