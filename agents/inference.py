@@ -29,6 +29,7 @@ import numpy as np
 from agents.batching import Batcher, InferFn, batch_size_counts
 from agents.checkpoint import LoadedModel, load_model
 from agents.evaluator import NetworkEvaluator, observations_and_masks
+from agents.inference_remote import InferenceClient, ServerPlace
 from envs.core import Game
 
 
@@ -90,13 +91,17 @@ class CachedInfer:
 
 class InferencePipeline:
     """``infer`` behind an optional cache of ``cache_bytes`` and, with ``batching``, a
-    :class:`Batcher` of ``max_batch`` rows; an evaluator for the search. Thread-safe."""
+    :class:`Batcher` of ``max_batch`` rows; an evaluator for the search. Thread-safe.
+    ``concurrent``: ``infer`` is itself thread-safe and batches concurrent callers (a shared
+    inference server), so it is called without a lock or a batcher here."""
 
     def __init__(
         self, infer: InferFn, *, batching: bool = False, max_batch: int = 256,
-        cache_bytes: int = 0,
+        cache_bytes: int = 0, concurrent: bool = False,
     ) -> None:
         self._network = infer
+        self.concurrent = concurrent
+        batching = batching and not concurrent
         self.batching = batching
         self.max_batch = max_batch
         self.cache_bytes = cache_bytes
@@ -110,7 +115,8 @@ class InferencePipeline:
         # Sent to another process (a parallel arena): the network and the settings; the
         # cache, the batcher and the counts start afresh there.
         return {"infer": self._network, "batching": self.batching,
-                "max_batch": self.max_batch, "cache_bytes": self.cache_bytes}
+                "max_batch": self.max_batch, "cache_bytes": self.cache_bytes,
+                "concurrent": self.concurrent}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         infer = state.pop("infer")
@@ -119,6 +125,11 @@ class InferencePipeline:
     def _uncached(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.batcher is not None:
             return self.batcher(obs, masks)
+        if self.concurrent:
+            with self._lock:
+                self._calls += 1
+                self._rows += len(obs)
+            return self._network(obs, masks)
         with self._lock:
             self._calls += 1
             self._rows += len(obs)
@@ -151,22 +162,30 @@ class InferencePipeline:
 
 class ModelPipeline(InferencePipeline):
     """The pipeline of one checkpoint: its network (traced, on ``device``) and the game it
-    was trained for (``loaded``). Sent to another process, it loads the file again there."""
+    was trained for (``loaded``). Sent to another process, it loads the file again there.
+
+    With ``remote`` (where the model's inference servers listen), the network stage is the
+    checkpoint's shared server (:class:`agents.inference_remote.InferenceClient`) instead of
+    a network of its own; the cache stays here, in front of it, and the server does the
+    batching (every thread's request goes straight to it)."""
 
     def __init__(
         self, path: str | Path, *, batching: bool = False, max_batch: int = 256,
-        cache_bytes: int = 0, device: str = "cpu",
+        cache_bytes: int = 0, device: str = "cpu", remote: ServerPlace | None = None,
     ) -> None:
         self.path = Path(path)
         self.device = device
+        self.remote = remote
         self.loaded: LoadedModel = load_model(path)
-        self.network = NetworkEvaluator(self.loaded.model, device=device, traced=True)
+        self.network: NetworkEvaluator | InferenceClient = (
+            remote.client(self.path) if remote is not None
+            else NetworkEvaluator(self.loaded.model, device=device, traced=True))
         super().__init__(self.network.infer, batching=batching, max_batch=max_batch,
-                         cache_bytes=cache_bytes)
+                         cache_bytes=cache_bytes, concurrent=remote is not None)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": self.path, "batching": self.batching, "max_batch": self.max_batch,
-                "cache_bytes": self.cache_bytes, "device": self.device}
+                "cache_bytes": self.cache_bytes, "device": self.device, "remote": self.remote}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         path = state.pop("path")

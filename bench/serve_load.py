@@ -69,7 +69,7 @@ def free_port() -> int:
 class Server:
     def __init__(
         self, checkpoints: Path, database: Path | str, batching: bool, workers: int,
-        cache: bool = True, metrics: bool = False,
+        cache: bool = True, metrics: bool = False, inference: str = "local",
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -85,6 +85,7 @@ class Server:
             env["QIZERO_EVAL_CACHE_MB"] = "0"
         if metrics:
             env["QIZERO_METRICS"] = "1"
+        env["QIZERO_INFERENCE"] = inference
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
         deadline = time.monotonic() + 120
         with httpx.Client(base_url=self.url) as c:
@@ -136,9 +137,10 @@ def standin_levels(root: Path, game_id: str, sims: int) -> bool:
     return True
 
 
-def positions(game_id: str, n: int, seed: int) -> list[list[str]]:
+def positions(game_id: str, n: int, seed: int,
+              options: dict[str, str] | None = None) -> list[list[str]]:
     """Move lists of non-terminal positions from seeded random play (0..19 plies in)."""
-    game = envs.make_game(game_id)
+    game = envs.make_game(game_id, **(options or {}))
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < n:
@@ -155,7 +157,8 @@ def positions(game_id: str, n: int, seed: int) -> list[list[str]]:
 
 
 def drive(url: str | list[str], game_id: str, level: str, clients: int, pool: list[list[str]],
-          max_requests: int, seconds: float) -> dict[str, float]:
+          max_requests: int, seconds: float,
+          config: dict[str, str] | None = None) -> dict[str, float]:
     """``clients`` threads asking suggestions until the request or time budget is spent
     (several URLs: each client sends each request to the next one)."""
     urls = [url] if isinstance(url, str) else url
@@ -175,7 +178,8 @@ def drive(url: str | list[str], game_id: str, level: str, clients: int, pool: li
                         return
                     i = issued[0]
                     issued[0] += 1
-                body = {"moves": pool[i % len(pool)], "level": level, "seed": i}
+                body = {"moves": pool[i % len(pool)], "level": level, "seed": i,
+                        **({"config": config} if config else {})}
                 t0 = time.perf_counter()
                 r = c.post(f"/v1/games/{game_id}/suggest", json=body)
                 dt = time.perf_counter() - t0
@@ -408,10 +412,12 @@ def counted(before: dict[str, float], after: dict[str, float]) -> dict[str, int]
     return {k: int(after[k] - before.get(k, 0.0)) for k in after if after[k] != before.get(k)}
 
 
-def warm_up(url: str, game_id: str, level: str, pool: list[list[str]]) -> None:
+def warm_up(url: str, game_id: str, level: str, pool: list[list[str]],
+            config: dict[str, str] | None = None) -> None:
     """One untimed request per level: loads its network (and torch) before measuring."""
     r = httpx.post(f"{url}/v1/games/{game_id}/suggest", timeout=600,
-                   json={"moves": pool[0], "level": level, "seed": 0})
+                   json={"moves": pool[0], "level": level, "seed": 0,
+                         **({"config": config} if config else {})})
     r.raise_for_status()
 
 
@@ -449,9 +455,16 @@ def main() -> None:
                         help="rows written per move (PostgreSQL statistics)")
     parser.add_argument("--metrics", action="store_true",
                         help="check /metrics' request and search counts against the bench's")
+    parser.add_argument("--inference", action="store_true",
+                        help="compare the search processes' inference local vs shared (one "
+                             "server per network) on the top levels of --games, which may "
+                             "name options: stereo_go:board=9x9")
     args = parser.parse_args()
     if args.urls or args.replicas:
         replicas_main(args)
+        return
+    if args.inference:
+        inference_main(args)
         return
     games = args.games or envs.game_ids()
     tmp = Path(tempfile.mkdtemp(prefix="qizero-bench-"))
@@ -566,6 +579,64 @@ def replicas_main(args: argparse.Namespace) -> None:
     finally:
         for s in servers:
             s.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def inference_main(args: argparse.Namespace) -> None:
+    """Local against shared inference (``QIZERO_INFERENCE``), in the same run: two servers
+    with the shipped levels of ``--games`` (``game[:option=value,...]``), the evaluation
+    cache off (every evaluation reaches a network), cells alternating local / shared at 8 and
+    ``--clients`` clients, 2 rounds each: requests/s, latency, the servers' CPU a request
+    (search processes and inference servers included) and rows per forward pass."""
+    specs = []
+    for spec in args.games or ["stereo_go:board=9x9", "fangqi"]:
+        game_id, _, opts = spec.partition(":")
+        options = dict(kv.split("=", 1) for kv in opts.split(",")) if opts else {}
+        specs.append((game_id, options))
+    tmp = Path(tempfile.mkdtemp(prefix="qizero-bench-"))
+    root = tmp / "checkpoints"
+    for game_id, options in specs:
+        key = envs.options_key(envs.make_game(game_id, **options))
+        shutil.copytree(ROOT / "checkpoints" / game_id / key, root / game_id / key)
+    servers = {mode: Server(root, tmp / f"{mode}.sqlite3", batching=True, workers=args.workers,
+                            cache=False, inference=mode) for mode in ("local", "shared")}
+    print(f"qizero serve, inference local vs shared: {os.cpu_count()} CPUs, search processes "
+          f"= CPUs, evaluation cache off, cells of <= {args.requests} requests / "
+          f"{args.seconds:g} s, 2 rounds alternating")
+    print(f"{'game':<22} {'level':<6} {'clients':>7} {'mode':<7} {'req/s':>6} {'p50 ms':>7} "
+          f"{'p99 ms':>7} {'CPU ms/req':>10} {'rows/pass':>9}")
+    try:
+        for game_id, options in specs:
+            name = game_id + (":" + ",".join(f"{k}={v}" for k, v in options.items())
+                              if options else "")
+            query = {"config": json.dumps(options)} if options else {}
+            levels = httpx.get(f"{servers['local'].url}/v1/games/{game_id}/levels",
+                               params=query).json()["levels"]
+            level = levels[-1]["id"]
+            pool = positions(game_id, 64, args.seed, options)
+            for srv in servers.values():
+                warm_up(srv.url, game_id, level, pool, options)
+            for n in sorted({8, args.clients}):
+                # per mode: req/s, p50, p99 (summed over rounds), CPU s, requests, passes, rows
+                sums = {mode: np.zeros(7) for mode in servers}
+                for _ in range(2):
+                    for mode, srv in servers.items():
+                        before, cpu = model_stats(srv.url), cpu_seconds([srv.proc.pid])
+                        r = drive(srv.url, game_id, level, n, pool, args.requests,
+                                  args.seconds, options)
+                        cpu = cpu_seconds([srv.proc.pid]) - cpu
+                        after = model_stats(srv.url)
+                        sums[mode] += [r["rps"], r["p50"], r["p99"], cpu, r["n"],
+                                       after[0] - before[0], after[1] - before[1]]
+                for mode in servers:
+                    rps, p50, p99, cpu, done, passes, rows = sums[mode]
+                    print(f"{name:<22} {level:<6} {n:>7} {mode:<7} {rps / 2:>6.1f} "
+                          f"{1000 * p50 / 2:>7.0f} {1000 * p99 / 2:>7.0f} "
+                          f"{1000 * cpu / max(done, 1):>10.0f} {rows / max(passes, 1):>9.2f}",
+                          flush=True)
+    finally:
+        for srv in servers.values():
+            srv.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

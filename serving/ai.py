@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 
 from agents.inference import ModelPipeline
+from agents.inference_remote import ServerPlace
+from agents.inference_server import InferenceServers
 from agents.variety import OpeningVariety
 from envs.core import Game, QizeroError, options_key
 from serving.errors import BadInput, Unavailable
@@ -75,8 +77,15 @@ class AIEngine:
         cache_bytes: int = 64 << 20,
         processes: int = 0,
         warm_up: bool = False,
+        inference: str = "local",
+        inference_device: str = "auto",
+        inference_wait: float = 0.0,
+        remote: ServerPlace | None = None,
     ) -> None:
         self.levels = levels
+        # A search process's engine: where its networks' shared inference servers listen
+        # (set before the warm-up thread starts: it loads the networks).
+        self.remote = remote
         self.batching = batching
         self.max_batch = max_batch
         self.cache_bytes = cache_bytes
@@ -95,6 +104,15 @@ class AIEngine:
         self.warm = not warm_up
         if warm_up:
             threading.Thread(target=self.warm_up, name="qizero-warm-up", daemon=True).start()
+        # The service's engine with inference "shared": one server per network for all the
+        # search processes (only with processes: in one process the batcher already sees
+        # every search).
+        self.inference: InferenceServers | None = None
+        if processes > 0 and inference == "shared":
+            self.inference = InferenceServers(inference_device, max_batch, inference_wait,
+                                              torch_threads)
+            for path in self._checkpoints():
+                self.inference.ensure(path)
         self.processes: SearchProcesses | None = None
         if processes > 0:
             make_engine = partial(
@@ -106,6 +124,7 @@ class AIEngine:
                 max_batch=max_batch,
                 torch_threads=torch_threads,
                 cache_bytes=cache_bytes,
+                remote=None if self.inference is None else self.inference.place,
             )
             self.processes = SearchProcesses(processes, make_engine)
 
@@ -124,6 +143,8 @@ class AIEngine:
                 pass
         if self.processes is not None:
             self.processes.close()
+        if self.inference is not None:
+            self.inference.close()
 
     def close(self) -> None:
         """Stop without waiting for the searches in flight (a bounded shutdown)."""
@@ -141,7 +162,7 @@ class AIEngine:
                 torch.set_num_threads(self._torch_threads)
                 try:
                     m = ModelPipeline(path, batching=self.batching, max_batch=self.max_batch,
-                                      cache_bytes=self.cache_bytes)
+                                      cache_bytes=self.cache_bytes, remote=self.remote)
                 except QizeroError as exc:
                     raise Unavailable(f"cannot load the level's network: {exc}") from None
                 self._models[path] = m
@@ -173,28 +194,39 @@ class AIEngine:
         cfg = SearchConfig.model_validate(level.search)
         return SearchPlayer(f"level-{level.id}", model, cfg)
 
-    def warm_up(self) -> None:
-        """Load (and trace) every level's network before the first search needs it, so no
-        client waits seconds for a cold model; a level that cannot load is left to fail, with
-        its message, when asked for."""
+    def _checkpoints(self) -> list[Path]:
+        """The weight files of every level of every game and trained configuration."""
         import envs
 
         tables = [(g, key) for g in envs.game_ids() for key in ["", *self.levels.variants(g)]]
+        paths: dict[Path, None] = {}
         for game_id, key in tables:
             try:
                 levels = self.levels.table(game_id, key).levels
             except Unavailable:
                 continue
-            for level in levels:
-                if level.checkpoint is None:
-                    continue
-                try:
-                    model = self.model(level.checkpoint)
-                    game = model.loaded.game
-                    model.network.evaluate(game, [game.initial_state()])
-                except Unavailable:
-                    continue
+            paths.update((lv.checkpoint, None) for lv in levels if lv.checkpoint is not None)
+        return list(paths)
+
+    def warm_up(self) -> None:
+        """Load (and trace) every level's network before the first search needs it, so no
+        client waits seconds for a cold model (with shared inference: until its server
+        answers); a level that cannot load is left to fail, with its message, when asked
+        for."""
+        for path in self._checkpoints():
+            try:
+                model = self.model(path)
+                game = model.loaded.game
+                model.network.evaluate(game, [game.initial_state()])
+            except Unavailable:
+                continue
         self.warm = True
+
+    def _serve(self, level: Level) -> None:
+        """Make sure the shared inference server of ``level``'s network runs (a level added
+        since the start gets one on its first search)."""
+        if self.inference is not None and level.checkpoint is not None:
+            self.inference.ensure(level.checkpoint)
 
     def _next_seed(self) -> int:
         with self._seed_lock:
@@ -220,6 +252,7 @@ class AIEngine:
         if self.stopping:
             raise Unavailable("the service is stopping; try again")
         if self.processes is not None:
+            self._serve(level)
             suggestion = self.processes.analyse(game, state, level.id, seed, variety)
         else:
             player = self.player(game, level, seed)
@@ -244,6 +277,7 @@ class AIEngine:
         if self.stopping:
             raise Unavailable("the service is stopping; try again")
         if self.processes is not None:
+            self._serve(level)
             return self.processes.values(game, list(states), level.id)
         evaluator = getattr(self.player(game, level, seed=0), "evaluator", None)
         if evaluator is None:
@@ -288,6 +322,7 @@ class AIEngine:
         if self.stopping:
             raise Unavailable("the service is stopping; try again")
         if self.processes is not None:
+            self._serve(self.table(game).get(level_id))
             return self.processes.analysis((game, state, level_id, budget), report, cancel)
         from agents.evaluator import network_outcome, playout_outcome
         from agents.players import SearchPlayer
@@ -381,13 +416,23 @@ class AIEngine:
                     total = models.setdefault(path, dict.fromkeys(counts, 0))
                     for key, n in counts.items():
                         total[key] = total.get(key, 0) + n
+            if self.inference is not None:
+                # Forward passes, rows and batch sizes are the servers' (the processes count
+                # their requests to them); cache hits and misses stay the processes'.
+                served = self.inference.stats()
+                for path, counts in models.items():
+                    server = served.get(str(Path(path).resolve()))
+                    if server is not None:
+                        counts.update((k, v) for k, v in server.items() if k in counts)
             return {"batching": self.batching, "processes": len(workers),
+                    "inference": "local" if self.inference is None else "shared",
                     "warm": all(w is not None and w["warm"] for w in workers), "models": models}
         with self._models_lock:
             loaded = dict(self._models)
         return {
             "batching": self.batching,
             "processes": 0,
+            "inference": "local",
             "warm": self.warm,
             "models": {str(p): m.stats() for p, m in loaded.items()},
         }

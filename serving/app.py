@@ -185,6 +185,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             processes=settings.resolved_search_processes,
             # in the server process, networks load on first use unless started in the background
             warm_up=settings.background_start and settings.resolved_search_processes == 0,
+            inference=settings.inference,
+            inference_device=settings.inference_device,
+            inference_wait=settings.inference_wait_ms / 1000,
         )
         manager = SessionManager(store, ai, settings, clock)
         ranking = Ladder(store, manager, levels, settings, clock)

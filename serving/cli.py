@@ -44,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--search-processes", type=int, default=None,
                         help="processes for searches (default: one per CPU core; 0: in the "
                              "server process)")
+    parser.add_argument("--inference", choices=("local", "shared"), default=None,
+                        help="the search processes' networks: a copy in each (local) or one "
+                             "inference server per network for all of them (shared)")
     parser.add_argument("--log-level", default="info", help="uvicorn log level")
 
 
@@ -63,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         overrides["ai_workers"] = args.workers
     if args.search_processes is not None:
         overrides["search_processes"] = args.search_processes
+    if args.inference is not None:
+        overrides["inference"] = args.inference
     if "QIZERO_BACKGROUND_START" not in os.environ:
         # liveness at once, readiness when the levels are loaded (docs/service.md)
         overrides["background_start"] = True

@@ -26,13 +26,10 @@ error reaches the client as in-process. An analysis also sends its partial repor
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import logging
 import multiprocessing
 import os
-import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +38,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
+from agents.child_process import die_with_parent
+from agents.inference_remote import InferenceServerGone
 from envs.core import Game, QizeroError
 from serving import errors
 from serving.errors import ServiceError, Unavailable
@@ -74,38 +73,12 @@ EngineFactory = Callable[[], SearchEngine]
 #: ``analysis``, which also takes the worker's report callback and cancel event.
 WORKER_METHODS = frozenset({"analyse", "values", "stats"})
 
-PARENT_POLL_SECONDS = 0.5  # how often a worker checks that its server still runs
 CANCEL_POLL_SECONDS = 0.02  # how often a waiting analysis looks whether it was cancelled
-PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
-
-
-def _die_with_parent(parent_pid: int) -> None:
-    """Make this worker end when the server does, however the server ends.
-
-    Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, the kernel's own guarantee. Everywhere (and in
-    case the parent died before the call): a daemon thread that exits the worker once its
-    parent process is no longer ``parent_pid`` (an orphan is re-parented to init or a
-    subreaper)."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):  # no libc to call: the thread below still watches
-            pass
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(PARENT_POLL_SECONDS)
-        os._exit(0)
-
-    if os.getppid() != parent_pid:
-        os._exit(0)
-    threading.Thread(target=watch, name="qizero-parent-watch", daemon=True).start()
 
 
 def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) -> None:
     """A worker process: serve requests from ``conn`` with an engine of its own."""
-    _die_with_parent(parent_pid)
+    die_with_parent(parent_pid)
     engine = make_engine()
     send_lock = threading.Lock()
     # The analyses running here, by request id: a "cancel" message sets its event.
@@ -127,6 +100,8 @@ def _worker_main(conn: Connection, make_engine: EngineFactory, parent_pid: int) 
                 raise ValueError(f"no engine method {method!r} for a worker")
         except ServiceError as exc:
             reply((request_id, False, (type(exc).__name__, exc.message, exc.detail)))
+        except InferenceServerGone as exc:  # its model's inference server died: 503, retry
+            reply((request_id, False, ("Unavailable", str(exc), {})))
         except QizeroError as exc:  # bad input the engine found: 422, as in the server process
             reply((request_id, False, ("BadInput", str(exc), {})))
         except Exception as exc:  # noqa: BLE001  sent back, never lost in the worker

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -45,6 +46,17 @@ class Settings(BaseSettings):
     batching: bool = True
     max_batch: int = Field(256, ge=1)
     torch_threads: int = Field(1, ge=1, le=64)
+    # Where the search processes' network evaluations run: "local", each process its own copy
+    # of every network (batches form among one process's searches); "shared", one inference
+    # server process per network (agents.inference_server) that batches the evaluations of
+    # every search process together, on the inference_device ("auto": a GPU when torch sees
+    # one). After a batch's first request a server waits at most inference_wait_ms for the
+    # clients that have not asked (0: it takes what has arrived, which measured best on the
+    # CPU). Ignored without search processes. Which to choose: docs/service.md, "Shared
+    # inference".
+    inference: Literal["local", "shared"] = "local"
+    inference_device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:\d+)?)$")
+    inference_wait_ms: float = Field(0.0, ge=0, le=100)
     # Evaluation cache per loaded network (MiB; 0 = off): positions met before cost no
     # network call (agents.inference.CachedInfer).
     eval_cache_mb: int = Field(64, ge=0, le=65_536)

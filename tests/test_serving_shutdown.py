@@ -170,10 +170,10 @@ def _swallow(fn: Any, *args: Any, **kwargs: Any) -> None:
 
 GRANDCHILD = textwrap.dedent("""
     import os, sys, time
-    from serving.search_processes import _die_with_parent
+    from agents.child_process import die_with_parent
     if sys.argv[1] == "fallback":
         sys.platform = "other"  # no prctl: the parent watch alone
-    _die_with_parent(os.getppid())
+    die_with_parent(os.getppid())
     print(os.getpid(), flush=True)
     time.sleep(120)
 """)
@@ -188,7 +188,7 @@ MIDDLE = textwrap.dedent("""
 
 @pytest.mark.parametrize("how", ["prctl", "fallback"])
 def test_a_worker_ends_when_its_parent_dies(how):
-    """``_die_with_parent`` in a grandchild of the test: SIGKILL its parent, and it ends."""
+    """``die_with_parent`` in a grandchild of the test: SIGKILL its parent, and it ends."""
     middle = subprocess.Popen([sys.executable, "-c", MIDDLE, GRANDCHILD, how], cwd=ROOT,
                               stdout=subprocess.PIPE, text=True)
     try:
