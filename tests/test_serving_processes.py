@@ -82,6 +82,7 @@ def test_a_killed_worker_is_replaced(tmp_path, root):
 GO9 = {"board": "9x9"}
 
 
+@pytest.mark.slow  # over 5 s: `make test-slow` runs it; the default suite stays short
 def test_shared_inference_answers_what_local_inference_answers(tmp_path):
     """``inference: shared``: the search processes' evaluations go to one server per network,
     which batches them together; the suggestions are those of the searches in the server
