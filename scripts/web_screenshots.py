@@ -17,6 +17,7 @@ Needs Chromium at /usr/bin/chromium and Playwright for Python (both used by the 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import socket
@@ -142,12 +143,16 @@ def _rules(page: Any, url: str) -> None:
     page.wait_for_selector("#rules-dialog[open]")
 
 
+_NEWCOMERS = itertools.count(1)
+
+
 def _ladder(tab: str) -> Callable[[Any, str], None]:
     def open_page(page: Any, url: str) -> None:
         page.goto(url + "/")
         page.click("#ladder-link")
         page.wait_for_selector("#ladder-screen:not([hidden]) #ladder-account")
-        page.fill("#ladder-reg-name", "Newcomer")
+        # One service for every picture: each registers a name of its own (names are unique).
+        page.fill("#ladder-reg-name", f"Newcomer {next(_NEWCOMERS)}")
         page.click("#ladder-register-button")
         page.wait_for_selector("#ladder-token")
         if tab != "lobby":
