@@ -222,17 +222,45 @@ class Gumbel(Algorithm):
 
     def select(self, node: Node) -> int:
         """Deterministic interior selection: the action whose visit share lags the improved
-        policy the most, i.e. argmax of pi'(a) - N(a) / (1 + sum N)."""
+        policy the most, i.e. argmax of pi'(a) - N(a) / (1 + sum N).
+
+        Every unvisited edge has the same completed value and no visits, so among them the
+        best is the one of highest logit, and their share of the softmax's sum is
+        ``exp(completed - top) * sum(exp(logit))`` over them: the rule costs the visited edges
+        plus a short walk down :meth:`Node.by_prior`, not every edge (profiled: the full
+        softmax at every interior step was a fifth of a TriGolden move)."""
         if node.total == 0:
             prior = node.prior
             return prior.index(max(prior))
-        e, s = improved_weights(node, self.cfg)
+        N, logits = node.N, node.logits
+        visited, qs, p_vis, pq, max_n = _visited_stats(node)
+        mixed = _mix(node, p_vis, pq)
+        order, exp_sum = node.by_prior()
+        first_unvisited = next((i for i in order if not N[i]), -1)
+        lo, hi = min(qs), max(qs)
+        if first_unvisited >= 0:
+            lo, hi = min(lo, mixed), max(hi, mixed)
+        spread = hi - lo
+        scale = (self.cfg.c_visit + max_n) * self.cfg.c_scale / spread if spread >= 1e-8 else 0.0
+        z_vis = [logits[i] + scale * (q - lo) for i, q in zip(visited, qs)]
+        z_unvisited = scale * (mixed - lo)
+        top = max(z_vis)
+        if first_unvisited >= 0:
+            top = max(top, logits[first_unvisited] + z_unvisited)
+        e_vis = [math.exp(z - top) for z in z_vis]
+        s = sum(e_vis)
+        if first_unvisited >= 0:
+            rest = exp_sum - sum(math.exp(logits[i]) for i in visited)
+            s += math.exp(z_unvisited - top) * max(rest, 0.0)
         inv_s = 1.0 / s
         inv = 1.0 / (1.0 + node.total)
-        best, best_score = 0, -math.inf
-        for i, (x, n) in enumerate(zip(e, node.N)):
-            score = x * inv_s - n * inv
-            if score > best_score:
+        best, best_score = -1, -math.inf
+        if first_unvisited >= 0:
+            best = first_unvisited
+            best_score = math.exp(logits[first_unvisited] + z_unvisited - top) * inv_s
+        for i, x in zip(visited, e_vis):
+            score = x * inv_s - N[i] * inv
+            if score > best_score or (score == best_score and i < best):
                 best, best_score = i, score
         return best
 

@@ -34,6 +34,8 @@ class Node:
         "expanded",
         "total",
         "proven",
+        "_by_prior",
+        "_exp_sum",
     )
 
     def __init__(self, game: Game, state: Any) -> None:
@@ -54,6 +56,8 @@ class Node:
         self.proven: list[float] | None = (
             [float(x) for x in game.utility(state)] if self.terminal else None
         )
+        self._by_prior: list[int] | None = None  # see :meth:`by_prior`
+        self._exp_sum = 0.0
 
     def expand(
         self,
@@ -80,6 +84,17 @@ class Node:
         self.children = [None] * k
         self.raw_value = float(value)
         self.expanded = True
+
+    def by_prior(self) -> tuple[list[int], float]:
+        """The edges by decreasing logit (the lower index first among equals), and the sum of
+        ``exp(logit)`` over all edges: what the Gumbel interior rule needs to treat every
+        unvisited edge at once (they share one completed value). Computed on the first ask:
+        most expanded nodes are never selected from."""
+        if self._by_prior is None:
+            logits = self.logits
+            self._by_prior = sorted(range(len(logits)), key=logits.__getitem__, reverse=True)
+            self._exp_sum = float(np.exp(np.asarray(logits)).sum())
+        return self._by_prior, self._exp_sum
 
     def child(self, game: Game, i: int) -> Node:
         c = self.children[i]
