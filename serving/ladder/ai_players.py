@@ -240,8 +240,8 @@ def option_set(config: dict[str, Any], levels: LevelRegistry) -> OptionSet:
             trained = levels.table(GAME, other)
         except ServiceError:  # an unreadable levels file serves nothing (ai_levels logs it)
             continue
-        own = build_game(GAME, trained.options)
-        if _trained(trained) and _without_cap(own.config) == _without_cap(asked.config):
+        if _trained(trained) and _without_cap(
+                build_game(GAME, trained.options).config) == _without_cap(asked.config):
             return OptionSet(other, trained, dict(trained.options))
     return OptionSet(None, table, dict(config))
 
