@@ -28,9 +28,10 @@ rating rules until the ranks settle.
 
 Entrants: the service's AI ladder players (:mod:`serving.ladder.ai_players`) that can play
 the options ``--config`` asks for (options with trained levels, e.g. ``{}`` or
-``{"board": "9x9", "rules": "area"}``: their five levels; options without, e.g.
-``{"board": "13x13"}``: the baselines ``random`` and ``mcts32``), plus reference players
-given as ``agents.players`` specs (``--extra random mcts:8 mcts:128``).
+``{"board": "9x9", "rules": "area"}``: their levels and the anchor ``random``, which plays
+every option set; options without, e.g. ``{"board": "13x13"}``: the baselines ``random``
+and ``mcts32``), plus reference players given as ``agents.players`` specs (``--extra mcts:8
+mcts:128``; an extra that is already an entrant, e.g. ``random``, is that entrant).
 
 ``--write`` merges the labels of the service's AI players into
 ``checkpoints/stereo_go/ladder.json``, where the service reads their starting points, each
@@ -126,7 +127,9 @@ def entrants(config: dict[str, Any], extra: list[str], checkpoints: Path) -> lis
                                  ai.fingerprint,
                                  None if ai.options is None else ai.entry.label))
     for spec in extra:
-        found.append(Entrant(spec.replace(":", ""), None, spec, dict(config)))
+        name = spec.replace(":", "")
+        if all(e.name != name for e in found):  # random: the service's anchor already plays
+            found.append(Entrant(name, None, spec, dict(config)))
     return found
 
 

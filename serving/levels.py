@@ -10,11 +10,13 @@ finds the files and offers their levels.
 
 Without a file for the configuration, and when ``Settings.baseline_levels`` is on, two baseline
 levels are offered (uniform random, the Elo anchor, and pure MCTS) marked
-``"source": "baseline"``.
+``"source": "baseline"``. With a file, and baselines on, the anchor is offered beside the
+trained levels too (:func:`plays_trained_options`), weakest first.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,11 +71,12 @@ class LevelTable:
 
 
 BASELINE_SIMULATIONS = 32
+ANCHOR_LEVEL = "random"  # uniform random: Elo 0 of every calibration, 18K on the ladder
 
 
 def baseline_table(game_id: str) -> LevelTable:
     levels = (
-        Level("random", "Random", elo=0.0, player="random", source="baseline"),
+        Level(ANCHOR_LEVEL, "Random", elo=0.0, player="random", source="baseline"),
         Level(
             f"mcts{BASELINE_SIMULATIONS}",
             f"MCTS {BASELINE_SIMULATIONS}",
@@ -82,6 +85,31 @@ def baseline_table(game_id: str) -> LevelTable:
         ),
     )
     return LevelTable(game_id, levels, levels[-1].id)
+
+
+def plays_trained_options(level: Level) -> bool:
+    """Whether a baseline level is offered beside trained levels too (the one place this rule
+    lives). Only the anchor, uniform random: it is the zero of the scales by definition
+    (Elo 0 of a calibration anchored at random, 18K on the ladder), whatever the options, so
+    it needs no measuring to stand beside them. Pure MCTS was measured only where no levels
+    were trained, so it stays there."""
+    return level.source == "baseline" and level.id == ANCHOR_LEVEL
+
+
+def with_anchor(table: LevelTable, anchor: str | None) -> LevelTable:
+    """A trained table with the baselines that play trained options put first (weakest
+    first), unless a level of the file already answers to their id or label; an empty table
+    stays empty. Their Elo is 0 only where the file's Elo is anchored at them (``anchor``),
+    else unknown."""
+    if not table.levels:  # nothing trained yet: no table to stand beside
+        return table
+    names = {lv.id for lv in table.levels} | {lv.label for lv in table.levels}
+    extra = tuple(
+        dataclasses.replace(lv, elo=lv.elo if anchor == lv.id else None)
+        for lv in baseline_table(table.game).levels
+        if plays_trained_options(lv) and not {lv.id, lv.label} & names
+    )
+    return dataclasses.replace(table, levels=extra + table.levels)
 
 
 def level_table(game_id: str, file: LevelsFile, folder: Path) -> LevelTable:
@@ -125,9 +153,12 @@ class LevelRegistry:
             if hit and hit[0] == mtime:
                 return hit[1]
         try:
-            table = level_table(game_id, LevelsFile.read(path), path.parent)
+            file = LevelsFile.read(path)
         except LevelsFileError as exc:
             raise Unavailable(str(exc)) from None
+        table = level_table(game_id, file, path.parent)
+        if self.baseline:
+            table = with_anchor(table, file.anchor)
         with self._lock:
             self._cache[(game_id, key)] = (mtime, table)
         return table

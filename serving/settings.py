@@ -33,6 +33,7 @@ class Settings(BaseSettings):
     checkpoints_root: Path = DEFAULT_CHECKPOINTS
     # Levels offered for a game that has no levels.json yet (uniform random, pure MCTS), so
     # every registered game can be played at once; they are marked ``"source": "baseline"``.
+    # Uniform random, the anchor, is offered beside trained levels too (serving.levels).
     baseline_levels: bool = True
 
     cors_origins: list[str] = Field(default_factory=list)

@@ -104,13 +104,17 @@ def test_the_catalogue_shows_each_levels_rank_and_none_for_an_unmeasured_one(
         baseline = c.get("/v1/games/stereo_go/levels",
                          params={"config": json.dumps({"board": "7x7"})}).json()["levels"]
         jiugong = c.get("/v1/games/jiugong/levels").json()["levels"]
+    anchor = {"player": "ai-random", "measured": True, "rank": "18K", "points": 0}
+    # the anchor plays beside the trained levels: one ladder player in every table it is in
     assert [lv["ladder"] for lv in levels] == [
+        anchor,
         {"player": "ai-board-9x9-1", "measured": True, "rank": "15K", "points": 3_000},
         {"player": "ai-board-9x9-2", "measured": False, "rank": None, "points": None},
     ]
+    assert (levels[0]["id"], levels[0]["source"]) == ("random", "baseline")
+    assert levels[0]["elo"] is None  # this file's Elo is not anchored at random
     by_id = {lv["id"]: lv["ladder"] for lv in baseline}
-    assert by_id["random"] == {"player": "ai-random", "measured": True, "rank": "18K",
-                               "points": 0}
+    assert by_id["random"] == anchor
     assert by_id["mcts32"]["measured"] is False and by_id["mcts32"]["rank"] is None
     assert all(lv["ladder"] is None for lv in jiugong)  # no ladder for other games
 
@@ -118,7 +122,8 @@ def test_the_catalogue_shows_each_levels_rank_and_none_for_an_unmeasured_one(
 @pytest.mark.parametrize("measured", [False, True])
 def test_an_unmeasured_level_is_not_offered_by_the_matching(tmp_path: Path, measured: bool) -> None:
     """An 18K player waits for 9x9: the one level within one rank (``high``, 0 points) is
-    offered only when its start was measured for what it is."""
+    offered only when its start was measured for what it is (the baselines are off: the
+    anchor, 18K by definition, would take the seat)."""
     from ladder_helpers import queue, queue_state, register
     from serving_helpers import FakeClock
 
@@ -130,7 +135,7 @@ def test_an_unmeasured_level_is_not_offered_by_the_matching(tmp_path: Path, meas
     _measured(root, entries)
     clock = FakeClock()
     with client_for(tmp_path, clock=clock, checkpoints_root=root, ladder_match_seconds=3600,
-                    ladder_ai_wait_seconds=30) as c:
+                    ladder_ai_wait_seconds=30, baseline_levels=False) as c:
         lin = register(c, "Lin")
         assert queue(c, lin, board="9x9").json()["status"] == "waiting"
         clock.advance(31)

@@ -1,5 +1,5 @@
-"""The ladder bench (bench/ladder_levels.py): games played side by side, and real games
-reused by who played them (a level's fingerprint), whatever its level id is now."""
+"""The ladder bench (bench/ladder_levels.py): its entrants, games played side by side, and
+real games reused by who played them (a level's fingerprint), whatever its level id is now."""
 
 from __future__ import annotations
 
@@ -10,13 +10,28 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.ladder_levels import Entrant, measure, play, reused  # noqa: E402
+from bench.ladder_levels import Entrant, entrants, measure, play, reused  # noqa: E402
 
 NINE = {"board": "9x9"}
 
 
 def _ai(name: str, fingerprint: str) -> Entrant:
     return Entrant(name, f"ai-{name}", f"level:{name[-1]}", NINE, fingerprint, "label")
+
+
+def test_the_anchor_enters_every_option_set_once(tmp_path: Path) -> None:
+    """On trained options the service's levels and the anchor (``ai-random``) enter; an extra
+    ``random`` is that anchor, not a second one; pure MCTS 32 does not play there."""
+    folder = tmp_path / "stereo_go" / "board-9x9"
+    folder.mkdir(parents=True)
+    (folder / "levels.json").write_text(json.dumps({
+        "game": "stereo_go", "game_options": NINE,
+        "levels": [{"id": 1, "label": "low", "player": "mcts:2"}]}))
+    found = {e.name: e for e in entrants(NINE, ["random", "mcts:8"], tmp_path)}
+    assert set(found) == {"board-9x9-1", "random", "mcts8"}
+    assert (found["random"].player_id, found["random"].config) == ("ai-random", NINE)
+    untrained = entrants({"board": "7x7"}, ["random"], tmp_path)
+    assert [e.player_id for e in untrained] == ["ai-random", "ai-mcts32"]
 
 
 def test_games_side_by_side_end_and_are_told_apart_by_colour() -> None:

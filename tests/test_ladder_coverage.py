@@ -1,7 +1,8 @@
 """The shipped AI levels cover the ladder: every level starts at measured points, and for each
 option set with trained levels every rank from 18K up to its strongest level has an AI level
-within one rank (the matching never pairs players further apart), and every level's label has
-a name in both languages where the web client shows it."""
+within one rank (the matching never pairs players further apart), counting every AI player
+that plays the set (its levels and the anchor, uniform random, which plays every set), and
+every level's label has a name in both languages where the web client shows it."""
 
 from __future__ import annotations
 
@@ -10,14 +11,31 @@ from pathlib import Path
 
 import pytest
 
-from serving.ladder.ai_players import BASELINE, ai_levels, calibrated_points, ranks_without_ai
+from serving.ladder.ai_players import (
+    ANCHOR,
+    BASELINE,
+    ai_levels,
+    calibrated_points,
+    game_config,
+    ranks_without_ai,
+)
 from serving.levels import LevelRegistry
 
 REPO = Path(__file__).resolve().parent.parent
 ROOT = REPO / "checkpoints"
 LEVELS = LevelRegistry(ROOT)
-TRAINED = [ai for ai in ai_levels(LEVELS) if ai.key != BASELINE]
+PLAYERS = ai_levels(LEVELS)
+TRAINED = [ai for ai in PLAYERS if ai.key != BASELINE]
 KEYS = sorted({ai.key for ai in TRAINED})
+
+
+def _holes(key: str) -> list[str]:
+    """The ranks without an AI level within one rank among the players of the option set
+    trained as ``key``: those the matching can give a player who asks for its options."""
+    options = LEVELS.table("stereo_go", key).options
+    mine = [ai for ai in PLAYERS if game_config(ai, options, LEVELS) is not None]
+    points = calibrated_points(ROOT, mine)
+    return ranks_without_ai([points[ai.player_id] for ai in mine if ai.player_id in points])
 
 
 def test_ranks_without_ai_are_the_ranks_no_level_is_within_one_of() -> None:
@@ -35,23 +53,33 @@ def test_ranks_without_ai_are_the_ranks_no_level_is_within_one_of() -> None:
 
 
 def test_every_shipped_level_starts_at_measured_points() -> None:
-    measured = calibrated_points(ROOT, TRAINED)
-    unmeasured = [ai.player_id for ai in TRAINED if ai.player_id not in measured]
+    measured = calibrated_points(ROOT, PLAYERS)  # the anchor by definition
+    unmeasured = [ai.player_id for ai in PLAYERS if ai.player_id not in measured]
     assert not unmeasured, (
         f"{unmeasured}: no points in checkpoints/stereo_go/ladder.json for what they are now; "
         "run bench/ladder_levels.py --config <their options> --extra random --reuse --write")
 
 
-# Every option set still leaves ranks open (docs/ladder.md, "What is left, and why": 18K, where
-# only the random baseline could sit, and the rank below the strongest level's drift), so the
-# goal is marked as not met yet; strict, so the day it is met the marker must go.
+def test_the_anchor_plays_every_option_set_and_covers_the_bottom_ranks() -> None:
+    """Uniform random (0 points, 18K, by definition) plays every trained option set and pure
+    MCTS none (measured only where nothing was trained), so a newcomer at 18K or 17K always
+    has an AI level within one rank."""
+    for key in KEYS:
+        options = LEVELS.table("stereo_go", key).options
+        baselines = {ai.player_id for ai in PLAYERS if ai.key == BASELINE
+                     and game_config(ai, options, LEVELS) is not None}
+        assert baselines == {ANCHOR}, key
+        assert not {"18K", "17K"} & set(_holes(key)), key
+
+
+# Every option set still leaves ranks open (docs/ladder.md, "What is left, and why": the rank
+# below the strongest level's drift, and gaps between levels on the cylinder), so the goal
+# is marked as not met yet; strict, so the day it is met the marker must go.
 @pytest.mark.xfail(strict=True, reason="ranks without an AI level remain: docs/ladder.md")
 @pytest.mark.parametrize("key", KEYS, ids=[k or "default" for k in KEYS])
 def test_the_levels_of_each_option_set_leave_no_rank_without_an_ai(key: str) -> None:
-    mine = [ai for ai in TRAINED if ai.key == key]
-    points = calibrated_points(ROOT, mine)
-    holes = ranks_without_ai([points[ai.player_id] for ai in mine if ai.player_id in points])
-    assert holes == [], f"options {mine[0].options}: no AI level within one rank of {holes}"
+    holes = _holes(key)
+    assert holes == [], f"options {key or 'default'}: no AI level within one rank of {holes}"
 
 
 def _names(path: Path, prefix: str) -> dict[str, set[str]]:

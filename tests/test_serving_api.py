@@ -108,6 +108,10 @@ def test_levels_file_appears_without_restart(tmp_path):
         body = c.get("/v1/games/jiugong/levels").json()
         assert body["default"] == "2"
         assert body["levels"] == [
+            # the anchor stands beside trained levels (baselines on); Elo: the file's
+            # scale is not anchored at it
+            {"id": "random", "label": "Random", "elo": None, "elo_ci": None, "games": None,
+             "source": "baseline", "ladder": None},
             {"id": "1", "label": "Beginner", "elo": 0.0, "elo_ci": None, "games": 40,
              "source": "levels.json", "ladder": None},  # Jiugong has no ladder standings
             {"id": "2", "label": "Strong", "elo": 412.5, "elo_ci": [350.0, 470.0], "games": 80,

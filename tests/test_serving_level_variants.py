@@ -44,10 +44,12 @@ def test_the_levels_of_a_configuration_serve_exactly_it(tmp_path, root) -> None:
         assert [lv["source"] for lv in listing["levels"]] == ["baseline", "baseline"]
         (variant,) = listing["variants"]
         assert variant["key"] == "board-5x5+rules-area" and variant["options"] == SMALL
-        assert [lv["id"] for lv in variant["levels"]] == ["small"]
+        # beside the trained level, the anchor (uniform random) only, never pure MCTS
+        assert [lv["id"] for lv in variant["levels"]] == ["random", "small"]
 
         chosen = c.get("/v1/games/stereo_go/levels", params={"config": json.dumps(SMALL)}).json()
-        assert [lv["id"] for lv in chosen["levels"]] == ["small"] and chosen["default"] == "small"
+        assert [lv["id"] for lv in chosen["levels"]] == ["random", "small"]
+        assert chosen["default"] == "small"
         for bad in ("{not json", '{"board": "4x4"}', '["board"]'):
             r = c.get("/v1/games/stereo_go/levels", params={"config": bad})
             assert r.status_code == 422 and r.json()["error"] == "invalid_input", bad

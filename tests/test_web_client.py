@@ -410,7 +410,8 @@ def test_start_screen_offers_the_levels_of_the_chosen_options(page, server):
     page.select_option('select[name="scoring"]', "trigolden")
     page.wait_for_function(
         f"[...document.querySelectorAll('{seat}')].some(o => o.text === 'AI: Scoring MCTS')")
-    assert page.locator(seat).all_inner_texts() == ["Human", "AI: Scoring MCTS"]
+    # the trained table, with the anchor (uniform random) beside it and no pure-MCTS baseline
+    assert page.locator(seat).all_inner_texts() == ["Human", "AI: Random", "AI: Scoring MCTS"]
     page.select_option('select[name="seat-p2"]', "ai:scoring-mcts")
     page.click("#create")
     page.wait_for_selector("#game-screen:not([hidden])")

@@ -3,8 +3,10 @@ ladder player with its own rank and points, so a lone player always finds an opp
 fitting strength.
 
 Who they are: each level of every ``checkpoints/stereo_go/**/levels.json`` (the options it
-was trained for are the only ones it can play), and the service's baseline levels (uniform
-random, pure MCTS: they play any options that have no trained levels). Where they start: the
+was trained for are the only ones it can play), and the service's baseline levels: uniform
+random, the scale's anchor, plays every option set, trained or not; pure MCTS plays only
+options that have no trained levels (:func:`serving.levels.plays_trained_options`). A
+baseline is one ladder player whatever the options. Where they start: the
 points the ladder bench measured (``checkpoints/stereo_go/ladder.json``, written by
 ``bench/ladder_levels.py``) for the very network and search that level now is (its
 :func:`fingerprint`: a ladder trained or calibrated again is a new strength), else 0 (18K);
@@ -29,7 +31,7 @@ from serving.catalogue import build_game
 from serving.errors import ServiceError
 from serving.ladder import rules
 from serving.ladder.options import GAME
-from serving.levels import Level, LevelRegistry, baseline_table
+from serving.levels import Level, LevelRegistry, LevelTable, baseline_table
 
 log = logging.getLogger("qizero.serving")
 
@@ -49,7 +51,8 @@ _OPTION_WORDS = {
 def shown_options(options: dict[str, Any] | None) -> dict[str, Any] | None:
     """The options that tell a trained level's table apart, in reading order: the board and
     the scoring rules (what a ladder player chooses), then any other option that differs from
-    the game's defaults (the move cap). None for a baseline level (it plays any options)."""
+    the game's defaults (the move cap). None for a baseline level: one player, not one option
+    set's (where it plays: :func:`option_set`)."""
     if options is None:
         return None
     game = build_game(GAME, options)
@@ -70,7 +73,8 @@ def ai_name(label: str, options: dict[str, Any] | None) -> str:
 
 def ai_view(label: str, options: dict[str, Any] | None) -> dict[str, Any]:
     """The parts of an AI player's name, for a client that shows it in its own language:
-    the level's label and the options it plays (null: a baseline, any options)."""
+    the level's label and the options it plays (null: a baseline, one player for every
+    option set it plays)."""
     return {"label": label, "options": shown_options(options)}
 
 
@@ -78,11 +82,12 @@ def ai_view(label: str, options: dict[str, Any] | None) -> dict[str, Any]:
 class AILevel:
     """One AI level as a ladder player: its player id and name, the level table it belongs
     to (``key``: an options key, ``""`` the default options, or ``"baseline"``), the level
-    id and label, the game options it was trained for (None: a baseline, any untrained
-    options) and the level's entry (for its :attr:`fingerprint`). ``measured``: the ladder
-    bench measured its starting points for what it is now; an unmeasured level is never
-    offered by the matching, which would give it as an opponent of a rank it may not have
-    (the service sets the flag, :meth:`serving.ladder.service.Ladder.ai_players`)."""
+    id and label, the game options it was trained for (None: a baseline, which plays
+    where :func:`option_set` offers it) and the level's entry (for its
+    :attr:`fingerprint`). ``measured``: the ladder bench measured its starting points for
+    what it is now; an unmeasured level is never offered by the matching, which would give
+    it as an opponent of a rank it may not have (the service sets the flag,
+    :meth:`serving.ladder.service.Ladder.ai_players`)."""
 
     player_id: str
     name: str
@@ -133,9 +138,11 @@ def ai_levels(levels: LevelRegistry) -> list[AILevel]:
         except ServiceError as exc:  # an unreadable levels file: its levels stay out
             log.warning("ladder: no AI players from %s levels %r: %s", GAME, key, exc.message)
             continue
-        if any(lv.source == "baseline" for lv in table.levels):
+        if not _trained(table):
             continue  # no levels.json for these options: the baselines come below
         for lv in table.levels:
+            if lv.source == "baseline":
+                continue  # the anchor beside trained levels: one player, below
             options = dict(table.options)
             found.append(AILevel(ai_player_id(key, lv.id), ai_name(lv.label, options), key,
                                  lv.id, options, lv))
@@ -197,25 +204,64 @@ def ranks_without_ai(points: list[int]) -> list[str]:
             if not held & {r.index - 1, r.index, r.index + 1}]
 
 
+@dataclass(frozen=True)
+class OptionSet:
+    """Who plays a game asked for with some options, and under which options: the level
+    table that serves them (``key``: its levels key, None where no levels were trained for
+    them and the baselines' table serves) and ``config``, the options the game is then
+    played under (the trained table's own, whoever of its players plays)."""
+
+    key: str | None
+    table: LevelTable
+    config: dict[str, Any]
+
+    def plays(self, ai: AILevel) -> dict[str, Any] | None:
+        """The options ``ai`` plays this option set's game under, or None if it cannot: a
+        trained level plays its own table's; a baseline plays where the table offers it."""
+        if ai.options is None:
+            offered = any(lv.id == ai.level and lv.source == "baseline"
+                          for lv in self.table.levels)
+        else:
+            offered = ai.key == self.key
+        return dict(self.config) if offered else None
+
+
+def option_set(config: dict[str, Any], levels: LevelRegistry) -> OptionSet:
+    """The option set a game asked for with ``config`` belongs to: the table trained for
+    exactly these options, else one trained for them but for the move cap (the cylinder
+    levels cap games at 400 moves; a ladder player asks for none), else the baselines'."""
+    asked = build_game(GAME, config)
+    key = options_key(asked)
+    table = levels.table(GAME, key)
+    if _trained(table):
+        return OptionSet(key, table, dict(table.options))
+    for other in ["", *levels.variants(GAME)]:
+        try:
+            trained = levels.table(GAME, other)
+        except ServiceError:  # an unreadable levels file serves nothing (ai_levels logs it)
+            continue
+        if _trained(trained) and _without_cap(
+                build_game(GAME, trained.options).config) == _without_cap(asked.config):
+            return OptionSet(other, trained, dict(trained.options))
+    return OptionSet(None, table, dict(config))
+
+
 def game_config(
     ai: AILevel, config: dict[str, Any], levels: LevelRegistry
 ) -> dict[str, Any] | None:
     """The game options ``ai`` would play a game asked for with ``config`` under, or None if
     it cannot play it.
 
-    A trained level plays exactly its training options: it takes a game whose options differ
-    from them only in the move cap (the cylinder levels cap games at 400 moves), and the game
-    is then played with the level's options. A baseline plays the options asked for, where no
-    level was trained for them."""
-    asked = build_game(GAME, config)
-    if ai.options is None:
-        table = levels.table(GAME, options_key(asked))
-        return dict(config) if any(lv.id == ai.level and lv.source == "baseline"
-                                   for lv in table.levels) else None
-    own = build_game(GAME, ai.options)
-    if _without_cap(own.config) != _without_cap(asked.config):
-        return None
-    return dict(ai.options)
+    A game asked for with options that have trained levels (:func:`option_set`) is played
+    under their table's options, by its levels and by the baselines that play trained
+    options (the anchor, uniform random); any other game under the options asked for, by the
+    baselines."""
+    return option_set(config, levels).plays(ai)
+
+
+def _trained(table: LevelTable) -> bool:
+    """A table read from a levels file (its levels are not all baselines)."""
+    return any(lv.source != "baseline" for lv in table.levels)
 
 
 def _without_cap(config: Any) -> Any:

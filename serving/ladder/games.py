@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from serving.clocks import Clock
 from serving.db import SessionStore
 from serving.ladder import farming, notices, rules
-from serving.ladder.ai_players import AILevel, game_config
+from serving.ladder.ai_players import AILevel, OptionSet, option_set
 from serving.ladder.options import GAME, GameOptions
 from serving.ladder.store import LadderGameRow, PlayerRow, last_meeting_black
 from serving.levels import LevelRegistry
@@ -121,9 +121,14 @@ class Games:
         return create_game(s, self.sessions, seating, options,
                            config if config is not None else options.config(seating.handicap))
 
+    def option_set(self, options: GameOptions) -> OptionSet:
+        """Who plays a game asked for with ``options``, and under which options (resolved
+        once for all the AI levels a waiting player could get)."""
+        return option_set(options.config(), self.levels)
+
     def ai_config(self, ai: AILevel, options: GameOptions) -> dict[str, Any] | None:
         """The options ``ai`` plays a game asked for with ``options`` under (None: it cannot)."""
-        return game_config(ai, options.config(), self.levels)
+        return self.option_set(options).plays(ai)
 
     def start(self, session_ids: list[str]) -> None:
         """Games just committed: an AI seat to move starts thinking."""

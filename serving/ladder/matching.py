@@ -204,11 +204,9 @@ class Matcher:
             if me is None or entry is None:
                 return None
             options = GameOptions.from_json(entry.options)
-            playable = {}
-            for ai in ais:
-                config = self.games.ai_config(ai, options)
-                if config is not None:
-                    playable[ai.player_id] = config
+            found = self.games.option_set(options)
+            playable = {ai.player_id: config for ai in ais
+                        if (config := found.plays(ai)) is not None}
             # AI rows are read, not locked: an AI plays many games at once, and its points
             # at the start only choose it and its colour
             ais = {p.id: p for p in s.scalars(
