@@ -87,6 +87,59 @@ def test_the_service_seeds_ai_players_with_their_own_measured_points(tmp_path: P
     assert (high["points"], high["rank"]) == (0, "18K")  # measured for other weights
 
 
+def _set_points(tmp_path: Path, player_id: str, points: int, fingerprint: str | None = "keep"
+                ) -> None:
+    """Move an AI player's points as its rated games would (and, for a row from before the
+    fingerprint was kept, clear it)."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'sessions.sqlite3'}")
+    values: dict = {"points": points}
+    if fingerprint != "keep":
+        values["ai_fingerprint"] = fingerprint
+    with engine.begin() as conn:
+        conn.execute(sa.update(PlayerRow).where(PlayerRow.id == player_id).values(**values))
+    engine.dispose()
+
+
+def _points(tmp_path: Path, root: Path) -> dict[str, int]:
+    with client_for(tmp_path, checkpoints_root=root) as c:
+        return {pid: c.get(f"/v1/players/{pid}").json()["points"]
+                for pid in ("ai-board-9x9-1", "ai-board-9x9-2")}
+
+
+def test_a_level_that_is_another_strength_now_takes_its_measured_points(tmp_path: Path) -> None:
+    """Points earned in games stay across restarts; a level id that names another network
+    (a ladder trained again, levels renumbered) takes the points measured for what it is now,
+    once; a row from before fingerprints were kept counts as another strength."""
+    root = _ladder_root(tmp_path)
+    players = {ai.player_id: ai for ai in ai_levels(LevelRegistry(root))}
+    _measured(root, {pid: {"points": pts, "fingerprint": players[pid].fingerprint}
+                     for pid, pts in (("ai-board-9x9-1", 3_000), ("ai-board-9x9-2", 9_000))})
+    assert _points(tmp_path, root) == {"ai-board-9x9-1": 3_000, "ai-board-9x9-2": 9_000}
+    _set_points(tmp_path, "ai-board-9x9-2", 9_400)  # it won games
+    assert _points(tmp_path, root)["ai-board-9x9-2"] == 9_400  # a restart keeps them
+
+    # Level 2 becomes another player (other weights), measured at 5,000 for what it is now.
+    folder = root / "stereo_go" / "board-9x9"
+    tiny_checkpoint(folder / "net2.pt", "stereo_go", 2, {"board": "9x9"})
+    levels = json.loads((folder / "levels.json").read_text())
+    levels["levels"][1]["checkpoint"] = "net2.pt"
+    (folder / "levels.json").write_text(json.dumps(levels))
+    now = {ai.player_id: ai for ai in ai_levels(LevelRegistry(root))}["ai-board-9x9-2"]
+    assert now.fingerprint != players["ai-board-9x9-2"].fingerprint
+    _measured(root, {"ai-board-9x9-1": {"points": 3_000,
+                                        "fingerprint": players["ai-board-9x9-1"].fingerprint},
+                     "ai-board-9x9-2": {"points": 5_000, "fingerprint": now.fingerprint}})
+    _set_points(tmp_path, "ai-board-9x9-1", 3_200)
+    assert _points(tmp_path, root) == {"ai-board-9x9-1": 3_200, "ai-board-9x9-2": 5_000}
+    _set_points(tmp_path, "ai-board-9x9-2", 5_600)
+    assert _points(tmp_path, root)["ai-board-9x9-2"] == 5_600  # reseated once, not each start
+
+    _set_points(tmp_path, "ai-board-9x9-1", 3_700, fingerprint=None)  # a row from before
+    assert _points(tmp_path, root)["ai-board-9x9-1"] == 3_000
+
+
 def _levels_9x9(client) -> list[dict]:
     r = client.get("/v1/games/stereo_go/levels", params={"config": json.dumps({"board": "9x9"})})
     assert r.status_code == 200, r.text

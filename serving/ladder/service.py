@@ -109,20 +109,29 @@ class Ladder:
         return standings
 
     def _seed(self, missing: list[AILevel]) -> None:
+        """Give each AI level its player row: a new one at its measured points (0 unmeasured);
+        an existing one keeps its points, unless the level under that id is now another
+        strength than the one its points were set for (:meth:`_reseat`)."""
         start = calibrated_points(self.levels.root, missing)
         self._measured.update(start)
         with self.store.reader() as s:
-            have = dict(s.execute(select(PlayerRow.id, PlayerRow.name).where(
-                PlayerRow.id.in_([ai.player_id for ai in missing]))).all())
+            have = {pid: (name, fp) for pid, name, fp in s.execute(
+                select(PlayerRow.id, PlayerRow.name, PlayerRow.ai_fingerprint).where(
+                    PlayerRow.id.in_([ai.player_id for ai in missing]))).all()}
         for ai in missing:
-            if ai.player_id in have and have[ai.player_id] != ai.name:
-                self._rename(ai)
-            elif ai.player_id not in have:
+            if ai.player_id in have:
+                name, seeded_for = have[ai.player_id]
+                if name != ai.name:
+                    self._rename(ai)
+                if ai.player_id in start and seeded_for != ai.fingerprint:
+                    self._reseat(ai, start[ai.player_id])
+            else:
                 points = start.get(ai.player_id, 0)
                 row = PlayerRow(id=ai.player_id, name=ai.name, name_key=name_key(ai.name),
                                 kind="ai", points=points,
                                 granted=points, ai_key=ai.key, ai_level=ai.level,
-                                ai_options=ai.options, created=self.clock())
+                                ai_options=ai.options, created=self.clock(),
+                                ai_fingerprint=ai.fingerprint if ai.player_id in start else None)
                 try:
                     with self.store.transaction() as s:
                         s.add(row)
@@ -130,6 +139,23 @@ class Ladder:
                     log.info("ladder: AI player %s not added (exists or name taken)",
                              ai.player_id)
             self._seeded.add(ai.player_id)
+
+    def _reseat(self, ai: AILevel, points: int) -> None:
+        """An AI player whose level is now another network or search (a ladder trained or
+        calibrated again, levels renumbered by an insertion) takes the points measured for
+        what it is now: the old points were another player's strength. Its games stay; the
+        change counts as granted points, as a calibrated start does. A row from before the
+        fingerprint was kept counts as another strength (nothing says it is the same)."""
+        with self.store.transaction() as s:
+            row = s.get(PlayerRow, ai.player_id)
+            if row is None or row.kind != "ai" or row.ai_fingerprint == ai.fingerprint:
+                return  # gone, a person's, or another replica reseated it first
+            log.info("ladder: AI player %s is another strength now (%s, was %s): its points "
+                     "%d -> %d, as measured", ai.player_id, ai.fingerprint,
+                     row.ai_fingerprint, row.points, points)
+            row.granted += points - row.points
+            row.points = points
+            row.ai_fingerprint = ai.fingerprint
 
     def _rename(self, ai: AILevel) -> None:
         """An AI player seeded under an older naming takes its name now (the names a person

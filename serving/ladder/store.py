@@ -57,6 +57,9 @@ class PlayerRow(Base):
     ai_key: Mapped[str | None] = mapped_column(String(256), nullable=True)
     ai_level: Mapped[str | None] = mapped_column(String(64), nullable=True)
     ai_options: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # the level's fingerprint when its points were last set from the ladder bench's measurement
+    # (serving.ladder.ai_players.fingerprint): another strength under the same id is seen
+    ai_fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
     lock: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[float] = mapped_column(Float)
 
