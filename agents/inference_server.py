@@ -206,6 +206,7 @@ class InferenceServers:
         self._processes: dict[Path, Any] = {}  # checkpoint -> its server's current process
         self._started: set[Path] = set()
         self._asked: set[str | Path] = set()  # the paths ensure() was given, as given
+        self._retired: set[Path] = set()  # servers stopped for good (retire())
 
     def ensure(self, checkpoint: str | Path) -> None:
         """Start the server of ``checkpoint`` unless it runs (cheap when it does: called
@@ -233,19 +234,33 @@ class InferenceServers:
             started = time.monotonic()
             process.start()
             with self._lock:
-                self._processes[checkpoint] = process
-                closed = self._closed
+                closed = self._closed or checkpoint in self._retired
+                if not closed:
+                    self._processes[checkpoint] = process
             if closed:
                 process.kill()
                 return
             process.join()
             with self._lock:
-                if self._closed:
+                if self._closed or checkpoint in self._retired:
                     return
             log.warning("the inference server of %s stopped (exit code %s): starting another",
                         checkpoint, process.exitcode)
             if time.monotonic() - started < RESTART_BACKOFF_SECONDS:
                 time.sleep(RESTART_BACKOFF_SECONDS)
+
+    def retire(self, checkpoint: str | Path, grace: float = 1.0) -> None:
+        """Stop the server of ``checkpoint`` for good (a network no longer asked for, e.g.
+        the weights of a finished self-play iteration); its socket goes with it."""
+        key = Path(checkpoint).resolve()
+        with self._lock:
+            self._retired.add(key)
+            self._asked.discard(checkpoint)
+            process = self._processes.pop(key, None)
+        if process is not None:
+            process.kill()
+            process.join(timeout=grace)
+        Path(self.place.address(key)).unlink(missing_ok=True)
 
     def pids(self) -> dict[Path, int]:
         with self._lock:

@@ -1,5 +1,6 @@
-"""Self-play positions/s by backend: local processes against Ray actors, 1 and 2 workers each,
-the same config and weights in one run.
+"""Self-play positions/s by backend: local processes, local processes whose leaves go to one
+shared inference server (``selfplay.inference: shared``), and Ray actors, 1 and 2 workers
+each, the same config and weights in one run.
 
 Prints a table, asserts nothing. For each (backend, workers) row the backend is opened, one
 warm-up round is played (process or actor start, imports, the first network calls) and then
@@ -13,7 +14,7 @@ Ray is started once for all its rows (``num_cpus`` = the most workers asked for)
 time is printed apart.
 
     python bench/selfplay_backends.py [--config configs/jiugong.yaml] [--workers 1 2]
-                                      [--rounds 3] [--checkpoint PATH]
+                                      [--rounds 3] [--checkpoint PATH] [--no-ray]
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from agents.networks import build_network  # noqa: E402
 from envs import make_game  # noqa: E402
 from training.backends import SelfPlayBackend, keep_ray_on_loopback  # noqa: E402
 from training.backends.local import LocalBackend  # noqa: E402
+from training.backends.shared_inference import SharedInference  # noqa: E402
 from training.config import RunConfig, load_config  # noqa: E402
 from training.learner import selfplay_tasks  # noqa: E402
 from training.selfplay import Weights, cpu_weights  # noqa: E402
@@ -65,6 +67,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--checkpoint", help="weights to play with (default: a fresh network)")
+    ap.add_argument("--no-ray", action="store_true", help="no Ray rows (its start is slow)")
     args = ap.parse_args()
 
     cfg = load_config(args.config)
@@ -86,7 +89,13 @@ def main() -> None:
     for n in args.workers:
         with LocalBackend(n) as backend:
             rows.append(("local", n, *measure(backend, cfg, weights, n, args.rounds)))
-    if importlib.util.find_spec("ray") is None:
+    for n in args.workers:
+        with SharedInference(LocalBackend(n), sp.device) as shared:
+            rows.append(("local, shared inference", n,
+                         *measure(shared, cfg, weights, n, args.rounds)))
+    if args.no_ray:
+        pass
+    elif importlib.util.find_spec("ray") is None:
         print("ray is not installed (pip install -e '.[ray]'): no Ray rows")
     else:
         keep_ray_on_loopback()

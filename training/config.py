@@ -78,11 +78,19 @@ class SelfPlayConfig(FrozenModel):
     # workers share the GPU (one CUDA context each) and keep their cores for search and rules
     # (scripts/gpu_burst.sh). The samples do not depend on it beyond float rounding.
     device: str = Field("cpu", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$")
+    # Where the workers' leaves are evaluated: "local" = each worker its own copy of the network;
+    # "shared" = one inference server for the iteration's network (agents.inference_server, on
+    # ``device``), which batches the leaves of every worker together: what a GPU wants (one
+    # context, big batches). Local backend only (the server listens on a Unix socket).
+    inference: Literal["local", "shared"] = "local"
 
     @model_validator(mode="after")
     def _ray_needs_workers(self) -> SelfPlayConfig:
         if self.backend == "ray" and self.workers < 1:
             raise ValueError("backend ray plays on workers (Ray actors): set workers >= 1")
+        if self.backend == "ray" and self.inference == "shared":
+            raise ValueError("inference shared serves workers on this machine (a Unix socket): "
+                             "use backend local, or inference local with ray")
         return self
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from agents.config import NetworkConfig, SearchConfig
 from agents.evaluator import Evaluator, NetworkEvaluator
 from agents.inference import InferencePipeline
+from agents.inference_remote import InferenceClient
 from agents.search import SearchResult, restrict_mask, search
 from envs import Game, make_game
 from training.config import SelfPlayConfig
@@ -167,6 +168,8 @@ def play_games(
                 for slot, res in zip(part, found):
                     searched += _advance(game, slot, res, group is opening, record, sp, rng)
     shape = (0, *spec.observation_shape)
+    # The evaluator's counters (an InferencePipeline's; a bare evaluator has none).
+    counts = evaluator.stats() if hasattr(evaluator, "stats") else {}
     return SelfPlayBatch(
         obs=np.stack(obs_l) if obs_l else np.zeros(shape, dtype=np.float32),
         mask=np.stack(mask_l) if mask_l else np.zeros((0, spec.num_actions), dtype=bool),
@@ -175,8 +178,8 @@ def play_games(
         games=n_games,
         plies=plies,
         searched_positions=searched,
-        evaluations=getattr(evaluator, "positions", 0),
-        network_calls=getattr(evaluator, "calls", 0),
+        evaluations=int(counts.get("rows", 0)),
+        network_calls=int(counts.get("forward_passes", 0)),
         seconds=time.perf_counter() - t0,
         cpu_seconds=time.process_time() - cpu0,
         results=results,
@@ -268,6 +271,9 @@ class SelfPlayTask:
     selfplay: SelfPlayConfig
     n_games: int
     seed: tuple[int, ...]
+    # The iteration's inference server (``selfplay.inference: shared``): the worker sends its
+    # leaves there instead of loading the weights (training.backends.shared_inference).
+    inference: InferenceClient | None = None
 
 
 #: A network's weights as the learner hands them to self-play (CPU tensors by name).
@@ -288,6 +294,13 @@ def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
 
     torch.set_num_threads(1)
     game = make_game(task.game_id, **task.game_options)
+    rng = np.random.default_rng(list(task.seed))
+    if task.inference is not None:
+        evaluator = InferencePipeline(task.inference.infer, concurrent=True)
+        try:
+            return play_games(game, evaluator, task.search, task.selfplay, task.n_games, rng)
+        finally:
+            task.inference.close()
     model = build_network(game.spec, task.network)
     model.load_state_dict(weights)
     # The weights are fixed for the task: a frozen trace (batch norm folded into the
@@ -296,7 +309,6 @@ def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
     device = resolve_device(task.selfplay.device, "selfplay.device")
     network = NetworkEvaluator(model, device=str(device), traced=True)
     evaluator = InferencePipeline(network.infer)
-    rng = np.random.default_rng(list(task.seed))
     return play_games(game, evaluator, task.search, task.selfplay, task.n_games, rng)
 
 

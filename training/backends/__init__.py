@@ -7,7 +7,9 @@ samples for the same tasks; backends differ only in where the games are played:
 
 - ``local`` (:mod:`training.backends.local`): processes on this machine (``spawn``);
 - ``ray`` (:mod:`training.backends.ray_actors`): Ray actors on a cluster (weights through the
-  object store, a killed actor replaced and its task played again).
+  object store, a killed actor replaced and its task played again);
+- ``selfplay.inference: shared`` puts the local backend behind one inference server per
+  iteration (:mod:`training.backends.shared_inference`).
 
 Ray is an optional dependency: it is imported only when the ray backend is opened.
 """
@@ -57,6 +59,10 @@ def open_backend(sp: SelfPlayConfig, ray_address: str | None = None) -> SelfPlay
             raise ConfigError("a Ray address needs selfplay.backend: ray in the config")
         from training.backends.local import LocalBackend
 
+        if sp.inference == "shared":
+            from training.backends.shared_inference import SharedInference
+
+            return SharedInference(LocalBackend(sp.workers), sp.device)
         return LocalBackend(sp.workers)
     if ray_address is None:
         keep_ray_on_loopback()
