@@ -15,20 +15,17 @@ from __future__ import annotations
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agents.inference_server import InferenceServers
+from training.backends.local import LocalBackend
 from training.selfplay import SelfPlayBatch, SelfPlayTask, Weights
-
-if TYPE_CHECKING:
-    from training.backends import SelfPlayBackend
 
 
 class SharedInference:
-    """A backend (``inner``) whose tasks evaluate through the iteration's inference server.
+    """Local workers (``inner``) whose tasks evaluate through the iteration's inference server.
     ``max_wait``: how long the server waits for more workers' rows after a batch's first."""
 
-    def __init__(self, inner: SelfPlayBackend, device: str, max_wait: float = 0.0) -> None:
+    def __init__(self, inner: LocalBackend, device: str, max_wait: float = 0.0) -> None:
         self.inner = inner
         self.servers = InferenceServers(device=device, max_wait=max_wait)
         self._folder = Path(tempfile.mkdtemp(prefix="qizero-selfplay-net-"))
