@@ -60,6 +60,13 @@ ROOT = Path(__file__).resolve().parent.parent
 CONCURRENCY = (1, 8, 32)
 
 
+def lowest_and_top(levels: list[dict[str, Any]]) -> tuple[str, str]:
+    """The ids of a catalogue's lowest trained level and its top level (the anchor, uniform
+    random, stands beside trained levels too: it is not a trained game's lowest level)."""
+    trained = [lv for lv in levels if lv["source"] != "baseline"] or levels
+    return trained[0]["id"], levels[-1]["id"]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -351,7 +358,7 @@ def compare_replicas(urls: list[str], games: list[str], clients: int, args: argp
           f"{'moves/s':>8} {'AI reply p99':>12} {'rows/move':>9} {'CPU ms/req':>10}")
     for g in games:
         levels = httpx.get(f"{urls[0]}/v1/games/{g}/levels").json()["levels"]
-        low, top = levels[0]["id"], levels[-1]["id"]
+        low, top = lowest_and_top(levels)
         for u in urls:
             for lv in (low, top):
                 warm_up(u, g, lv, pools[g])
@@ -495,7 +502,7 @@ def main() -> None:
     try:
         for g in games:
             levels = httpx.get(f"{server.url}/v1/games/{g}/levels").json()["levels"]
-            chosen = [levels[0]["id"], levels[-1]["id"]]
+            chosen = list(lowest_and_top(levels))
             top_levels[g] = levels[-1]["id"] if levels[-1]["source"] != "baseline" else ""
             for lv in chosen:
                 warm_up(server.url, g, lv, pools[g])
