@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -86,12 +87,19 @@ def qizero_array_game(board: str) -> Callable[[random.Random], int]:
     return play
 
 
-def openspiel_game(size: int) -> Callable[[random.Random], int] | None:
+def _openspiel_go(size: int) -> Any | None:
+    """OpenSpiel's go on a ``size`` board, or None where open_spiel is not installed."""
     try:
         import pyspiel
     except ImportError:
         return None
-    game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
+    return pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
+
+
+def openspiel_game(size: int) -> Callable[[random.Random], int] | None:
+    game = _openspiel_go(size)
+    if game is None:
+        return None
 
     def play(rng: random.Random) -> int:
         state = game.new_initial_state()
@@ -108,11 +116,9 @@ def openspiel_game(size: int) -> Callable[[random.Random], int] | None:
 def openspiel_loop_game(size: int) -> Callable[[random.Random], int] | None:
     """OpenSpiel's go in the loop of :func:`qizero_array_game`: ``legal_actions_mask`` (a list
     of 0/1), ``np.flatnonzero``, pick, ``apply_action`` with a Python int."""
-    try:
-        import pyspiel
-    except ImportError:
+    game = _openspiel_go(size)
+    if game is None:
         return None
-    game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
 
     def play(rng: random.Random) -> int:
         state = game.new_initial_state()

@@ -12,6 +12,7 @@ same network, in batches of other sizes).
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -73,9 +74,7 @@ class SharedInference:
     def close(self) -> None:
         self.servers.close()
         self.inner.close()
-        for leftover in self._folder.glob("*"):
-            leftover.unlink(missing_ok=True)
-        self._folder.rmdir()
+        shutil.rmtree(self._folder, ignore_errors=True)
 
     def __enter__(self) -> SharedInference:
         return self
