@@ -70,7 +70,8 @@ def test_value_fit_command_writes_a_new_run_the_levels_command_reads(tmp_path: P
     config = tmp_path / "fit.yaml"
     config.write_text(yaml.safe_dump(FIT))
     args = argparse.Namespace(config=str(config), run=str(tmp_path / "run"), iteration=None,
-                              out=str(tmp_path / "fit"), workers=0)
+                              out=str(tmp_path / "fit"), workers=0,
+                              transfer=False)
     assert run_value_fit_command(args) == 0
     out = tmp_path / "fit"
     assert list(run_checkpoints(out)) == [1]
@@ -83,3 +84,36 @@ def test_value_fit_command_writes_a_new_run_the_levels_command_reads(tmp_path: P
     for bad in ({"iteration": 7}, {"out": str(tmp_path / "run")}):
         with pytest.raises(ConfigError):
             run_value_fit_command(argparse.Namespace(**{**vars(args), **bad}))
+
+
+def test_transfer_refits_a_network_under_other_options_of_its_game(tmp_path: Path):
+    """TriGolden's scoring modes share one observation (a global token tells them apart): a
+    network trained under bracing scoring is refit under TriGolden scoring only when asked,
+    and the new run records the options it now plays and the ones it came from."""
+    bracing = {**RUN, "game": {"id": "trigolden", "options": {"scoring": "bracing"}},
+               "network": {"kind": "tokens", "channels": 8, "blocks": 1, "value_hidden": 8},
+               "selfplay": {**RUN["selfplay"], "games_per_iteration": 2, "batch_games": 2,
+                            "max_plies": 6}}
+    Learner(config_from_dict(bracing), tmp_path / "run", tensorboard=False).run(progress=False)
+    scoring = {**bracing, "game": {"id": "trigolden", "options": {"scoring": "trigolden"}},
+               "value_fit": {"positions": 24, "chunk": 12, "playouts": 2,
+                             "sample_probability": 0.2, "epochs": 1, "batch_size": 8}}
+    config = tmp_path / "fit.yaml"
+    config.write_text(yaml.safe_dump(scoring))
+    args = argparse.Namespace(config=str(config), run=str(tmp_path / "run"), iteration=None,
+                              out=str(tmp_path / "fit"), workers=0, transfer=False)
+    with pytest.raises(ConfigError, match="--transfer"):
+        run_value_fit_command(args)
+    assert run_value_fit_command(argparse.Namespace(**{**vars(args), "transfer": True})) == 0
+    refit = load_model(tmp_path / "fit" / "checkpoints" / "ckpt_000001.pt")
+    assert refit.data["game"]["options"]["scoring"] == "trigolden"
+    assert refit.data["extra"]["value_fit"]["source_options"]["scoring"] == "bracing"
+    assert refit.game.config.scoring == "trigolden"
+    with np.load(tmp_path / "fit" / "value_fit" / "positions_0000.npz") as d:
+        assert np.all(d["obs"][:, 0, 3] == 1.0)  # labelled under TriGolden scoring's token
+        assert not np.any(d["obs"][:, 0, 2])
+    jiugong = {**FIT, "value_fit": scoring["value_fit"]}
+    config.write_text(yaml.safe_dump(jiugong))
+    with pytest.raises(ConfigError, match="was trained for"):  # another game: never
+        run_value_fit_command(argparse.Namespace(**{**vars(args), "transfer": True,
+                                                   "out": str(tmp_path / "other")}))

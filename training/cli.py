@@ -430,6 +430,9 @@ def add_value_fit_arguments(p: argparse.ArgumentParser) -> None:
                    help="new run directory for the refit network (qizero levels --run OUT)")
     p.add_argument("--workers", type=int, default=0,
                    help="label positions in this many processes (0: in this process)")
+    p.add_argument("--transfer", action="store_true",
+                   help="the run was trained under other options of the same game (e.g. "
+                        "TriGolden's other scoring mode): refit it under the config's")
 
 
 def run_value_fit_command(args: argparse.Namespace) -> int:
@@ -448,7 +451,8 @@ def run_value_fit_command(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.resolve() == run.resolve():
         raise ConfigError("--out must be a new directory: the refit network is a new run")
-    run_value_fit(cfg, Path(args.config).read_text(), checkpoints[it], out, args.workers)
+    run_value_fit(cfg, Path(args.config).read_text(), checkpoints[it], out, args.workers,
+                  transfer=args.transfer)
     return 0
 
 

@@ -16,6 +16,10 @@ The fit trains the whole network: squared error of the value against the labels,
 what self-play made them), on random symmetries of the positions. The result is written as
 ``<out>/checkpoints/ckpt_<iteration>.pt`` with the source's iteration, and the config as
 ``<out>/config.yaml``, so ``qizero levels --run <out>`` builds a ladder on it.
+
+``--transfer`` refits a network under other options of its game than it was trained for
+(TriGolden's other scoring mode: the observation's global token tells the modes apart, and the
+two share the geometry the policy learnt), so one long run serves both modes.
 """
 
 from __future__ import annotations
@@ -171,9 +175,31 @@ def fit(model: Any, game: Game, obs: np.ndarray, masks: np.ndarray, labels: np.n
     return figures
 
 
+def target_game(loaded: Any, cfg: RunConfig, source: Path, transfer: bool) -> Game:
+    """The game the refit network will play: the config's. Without ``transfer`` it must be the
+    one the source was trained for; with it, the same game under other options (TriGolden's
+    other scoring mode: the observation tells the modes apart), as long as the network's
+    inputs and outputs keep their shapes."""
+    options = dict(cfg.game.options)
+    if loaded.game.spec.id != cfg.game.id or (
+        not transfer and loaded.data["game"]["options"] != options
+    ):
+        raise ConfigError(f"{source} was trained for {loaded.data['game']}, the config is for "
+                          f"{cfg.game.id} {options}" + ("" if transfer else
+                          " (--transfer refits it under the config's options)"))
+    game = make_game(cfg.game.id, **options)
+    if (game.spec.observation_shape != loaded.game.spec.observation_shape
+            or game.spec.num_actions != loaded.game.spec.num_actions):
+        raise ConfigError(f"{source}'s network does not fit {cfg.game.id} {options}: other "
+                          "observation or action shapes")
+    return game
+
+
 def run_value_fit(cfg: RunConfig, config_text: str, source: Path, out_dir: Path,
-                  workers: int, log: Callable[[str], None] = print) -> Path:
-    """Label, fit and save (see the module docstring); returns the new checkpoint's path."""
+                  workers: int, log: Callable[[str], None] = print,
+                  transfer: bool = False) -> Path:
+    """Label, fit and save (see the module docstring); returns the new checkpoint's path.
+    ``transfer``: see :func:`target_game`."""
     import torch
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
@@ -181,15 +207,11 @@ def run_value_fit(cfg: RunConfig, config_text: str, source: Path, out_dir: Path,
     from agents.checkpoint import file_digest, load_model, save_checkpoint
 
     loaded = load_model(source)
-    if loaded.game.spec.id != cfg.game.id or loaded.data["game"]["options"] != dict(
-        cfg.game.options
-    ):
-        raise ConfigError(f"{source} was trained for {loaded.data['game']}, the config is for "
-                          f"{cfg.game.id} {dict(cfg.game.options)}")
+    game = target_game(loaded, cfg, source, transfer)
     torch.manual_seed(cfg.seed)
     t0 = time.perf_counter()
     paths = collect(cfg, out_dir, workers, log)
-    obs, masks, labels = load_positions(paths, loaded.game)
+    obs, masks, labels = load_positions(paths, game)
     label_minutes = (time.perf_counter() - t0) / 60
     log(f"fitting on {len(labels)} positions ({label_minutes:.1f} min to label)")
     bar = tqdm(total=cfg.value_fit.epochs, desc="value fit", unit="epoch")
@@ -201,11 +223,12 @@ def run_value_fit(cfg: RunConfig, config_text: str, source: Path, out_dir: Path,
                             before=f"{figures['val_mse_before']:.4f}")
             bar.update(1)
 
-        figures = fit(loaded.model, loaded.game, obs, masks, labels, cfg.value_fit, cfg.seed,
+        figures = fit(loaded.model, game, obs, masks, labels, cfg.value_fit, cfg.seed,
                       on_epoch)
     bar.close()
     (out_dir / "config.yaml").write_text(config_text)
     record = {"source": str(source), "source_sha256": file_digest(source),
+              "source_options": dict(loaded.data["game"]["options"]),
               "positions": int(len(labels)), "label_minutes": round(label_minutes, 1),
               **{k: round(v, 5) for k, v in figures.items()}}
     with open(out_dir / "value_fit" / "fit.json", "w") as f:
