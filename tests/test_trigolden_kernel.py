@@ -3,8 +3,9 @@ replaced (kept as the reference, ``TriGolden(..., reference=True)``), and its ge
 against Shapely.
 
 1. Differential games: the same random actions through both engines, every position compared
-   (mask, refusals by the obligation, turn, hands, structures, scores, passes, outcome), for
-   both variants, both scoring modes and several hand sizes.
+   (mask, refusals by the obligation, turn, hands, structures, scores, passes, outcome, and
+   the observation float for float), for both variants, both scoring modes and several hand
+   sizes.
 2. The core's incremental list of legal placements against the mask built from the board
    alone.
 3. The exact predicates (interiors overlap, edges along one line over a positive length, a
@@ -67,8 +68,11 @@ def same_position(kernel_game: TriGolden, a, b) -> None:
         assert list(kernel_game.legal_actions(a)) == sorted(b.options.legal)
         assert set(a.options.refused) == set(b.options.refused)
         assert a.options.unavoidable == b.options.unavoidable
-    np.testing.assert_allclose(kernel_game.observation(a), kernel_game.observation(b),
-                               atol=1e-6)
+    # The core's compiled encoding (``kobs``) against the Python loop, float for float: the
+    # network must see the same input whichever engine built the state.
+    obs = kernel_game.observation(a)
+    assert obs.dtype == np.float32
+    np.testing.assert_array_equal(obs, kernel_game.observation(b))
 
 
 def differential(variant: str, scoring: str, n: int, games: int, seed: int) -> int:

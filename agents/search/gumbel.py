@@ -232,11 +232,32 @@ class Gumbel(Algorithm):
         if node.total == 0:
             prior = node.prior
             return prior.index(max(prior))
-        N, logits = node.N, node.logits
-        visited, qs, p_vis, pq, max_n = _visited_stats(node)
-        mixed = _mix(node, p_vis, pq)
+        N, W, logits, prior = node.N, node.W, node.logits, node.prior
+        # _visited_stats and _mix inlined (this is the search's hot spot; the same operations
+        # in the same order, so the same floats), with the sum of exp(logit) over the visited
+        # edges that the unvisited edges' share needs.
+        visited = list(compress(range(len(N)), N))
+        p_vis = pq = exp_vis = 0.0
+        max_n = 0
+        qs = []
+        for i in visited:
+            n = N[i]
+            q = W[i] / n
+            p = prior[i]
+            p_vis += p
+            pq += p * q
+            if n > max_n:
+                max_n = n
+            qs.append(q)
+            exp_vis += math.exp(logits[i])
+        total = node.total
+        mixed = (node.raw_value + total * pq / (p_vis if p_vis > 1e-12 else 1e-12)) / (1 + total)
         order, exp_sum = node.by_prior()
-        first_unvisited = next((i for i in order if not N[i]), -1)
+        first_unvisited = -1
+        for i in order:
+            if not N[i]:
+                first_unvisited = i
+                break
         lo, hi = min(qs), max(qs)
         if first_unvisited >= 0:
             lo, hi = min(lo, mixed), max(hi, mixed)
@@ -250,10 +271,10 @@ class Gumbel(Algorithm):
         e_vis = [math.exp(z - top) for z in z_vis]
         s = sum(e_vis)
         if first_unvisited >= 0:
-            rest = exp_sum - sum(math.exp(logits[i]) for i in visited)
+            rest = exp_sum - exp_vis
             s += math.exp(z_unvisited - top) * max(rest, 0.0)
         inv_s = 1.0 / s
-        inv = 1.0 / (1.0 + node.total)
+        inv = 1.0 / (1.0 + total)
         best, best_score = -1, -math.inf
         if first_unvisited >= 0:
             best = first_unvisited

@@ -2,9 +2,10 @@
 
 numba keys a cached function on its own file only, while the core's functions are compiled
 together across ``kgeom``, ``kboard``, ``kpairs``, ``kobl``, ``kturn``, ``kdraw`` and
-``kplay`` (callees are inlined): after a change to ``kgeom.py`` alone, the cached ``kturn``
-code would still hold the old predicates. So the cache files of the core are dropped whenever
-the hash of all of its sources changes (checked once, on import, before anything is compiled).
+``kplay`` (callees are inlined), and ``kobs`` freezes ``kgeom``'s row layout: after a change
+to ``kgeom.py`` alone, the cached ``kturn`` code would still hold the old predicates.
+So the cache files of the core are dropped whenever the hash of all of its sources changes
+(checked once, on import, before anything is compiled).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-MODULES = ("kgeom", "kboard", "kpairs", "kobl", "kturn", "kdraw", "kplay")
+MODULES = ("kgeom", "kboard", "kpairs", "kobl", "kturn", "kdraw", "kplay", "kobs")
 
 
 def check() -> None:

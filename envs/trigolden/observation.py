@@ -43,13 +43,10 @@ import math
 
 import numpy as np
 
-from envs.trigolden import kgeom as kg
+from envs.trigolden.kobs import fill
 from envs.trigolden.pieces import PieceSet, to_float
 from envs.trigolden.rules import BRACING, STANDARD
 from envs.trigolden.state import TriGoldenState
-
-_COS10 = np.array([math.cos(math.radians(36 * d)) for d in range(10)])
-_SIN10 = np.array([math.sin(math.radians(36 * d)) for d in range(10)])
 
 
 def num_features(pieces: PieceSet) -> int:
@@ -63,8 +60,7 @@ def encode(state: TriGoldenState, pieces: PieceSet, variant: str, scoring: str, 
     obs = np.zeros((max_pieces + 1, num_features(pieces)), dtype=np.float32)
     me = state.to_play
     if state.core is not None:  # the compiled core's arrays: no Python board to build
-        _globals(obs[0], state, K, variant, scoring, n, max_pieces, state.core.n)
-        _tokens_from_core(obs, state, K, E, max_pieces)
+        _encode_core(obs, state, K, E, variant, scoring, n, max_pieces)
         return obs
     board = state.board
     _globals(obs[0], state, K, variant, scoring, n, max_pieces, len(board.pieces))
@@ -96,49 +92,21 @@ def encode(state: TriGoldenState, pieces: PieceSet, variant: str, scoring: str, 
     return obs
 
 
-def _tokens_from_core(obs: np.ndarray, state: TriGoldenState, K: int, E: int,
-                      max_pieces: int) -> None:
-    """The piece tokens from the core's rows, vectorised (the same values as the loop in
-    :func:`encode`, which the kernel tests compare)."""
+def _encode_core(obs: np.ndarray, state: TriGoldenState, K: int, E: int, variant: str,
+                 scoring: str, n: int, max_pieces: int) -> None:
+    """The observation of a state built by the compiled core, in one compiled call
+    (:func:`kobs.fill`: the values of the loop in :func:`encode`, which the kernel tests
+    compare exactly)."""
     core = state.core
-    n = core.n
-    if not n:
-        return
-    bi = core.bi[:n]
     me = state.to_play
-    rows = obs[1:1 + n]
-    idx = np.arange(n)
-    nv = bi[:, kg.NV]
-    rows[:, 0] = 1.0
-    rows[idx, np.where(bi[:, kg.OWNER] == me, 1, 2)] = 1.0
-    rows[idx, 3 + bi[:, kg.KIND]] = 1.0
-    rows[:, 3 + K] = bi[:, kg.FACE]
-    verts = bi[:, kg.V:kg.V + 4 * kg.MAX_E].reshape(n, kg.MAX_E, 4).astype(np.float64)
-    present = np.arange(kg.MAX_E)[None, :] < nv[:, None]
-    for col, trig in ((4 + K, kg.COS), (5 + K, kg.SIN)):
-        coord = (verts * trig[None, None, :]).sum(axis=2)
-        centre = np.where(present, coord, 0.0).sum(axis=1) / nv / 16.0
-        rows[:, col] = np.clip(centre, -1.0, 1.0)
-    labels = bi[:, kg.LAB:kg.LAB + kg.MAX_E]
-    first_edge = np.argmax((labels == 0) & present, axis=1)
-    d = bi[idx, kg.DIR + first_edge]
-    rows[:, 6 + K] = _COS10[d]
-    rows[:, 7 + K] = _SIN10[d]
-    occ = bi[:, kg.OCC]
-    for label in range(E):
-        rows[:, 8 + K + label] = np.where(label < nv, ((occ >> label) & 1) == 0, 0.0)
-    rows[:, 8 + K + E] = bi[:, kg.DEPTH] / max_pieces
-    if state.first >= 0:
-        rows[state.first, 9 + K + E] = 1.0
-        target = bi[state.first, kg.TARGET]
-        if target >= 0:
-            rows[target, 10 + K + E] = 1.0
-    rows[:, 11 + K + E] = idx / max_pieces
-    points = np.zeros(n)
+    points = np.zeros(max(core.n, 1))
     for s in state.structures:
         points[s.trigolden] += s.points
         points[s.bracing] += s.points
-    rows[:, 12 + K + E] = np.minimum(points / 20.0, 1.0)
+    fill(obs, core.bi, core.n, me, state.first, points, K, E, max_pieces,
+         0 if variant == STANDARD else 1, 2 if scoring == BRACING else 3,
+         state.hands[me], state.hands[1 - me], n, state.scores[me], state.scores[1 - me],
+         state.free_pairs, state.first_contact)
 
 
 def _globals(g: np.ndarray, state: TriGoldenState, K: int, variant: str, scoring: str, n: int,
