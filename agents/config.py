@@ -82,8 +82,8 @@ class SearchConfig(FrozenModel):
     # loss so the batch spreads; Gumbel's root takes the considered actions of a
     # sequential-halving round, one descent each (set batch = max_considered for a round per
     # call). Fewer, larger network calls for one search (a service's move); 1 = the sequential
-    # search (the in-page search's, and every shipped level's but TriGolden's bracing master,
-    # which searches by rounds: batch 16, docs/training.md).
+    # search (what every shipped level and the in-page search do; batch 16 by rounds was shown
+    # equal for run c's TriGolden master, not for the 800-simulation one: docs/training.md).
     batch: int = Field(1, ge=1, le=4096)
     # How the move is chosen from the search result: 0 = the best (ties at random),
     # > 0 = sampled from the improved policy (Gumbel) or visit counts (PUCT) ** (1/T).
