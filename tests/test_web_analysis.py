@@ -126,6 +126,11 @@ def test_clicking_the_graph_shows_that_position(page, server):  # noqa: F811
     sid, token, moves = _finished_jiugong(server)
     _open(page, server, sid, token)
     _open_review(page)
+    # Neighbouring dots never overlap (a long game once hid ply 0 under ply 1's dot).
+    dots = [page.locator(f'#value-graph .graph-point[data-ply="{i}"]') for i in (0, 1)]
+    cx = [float(d.get_attribute("cx")) for d in dots]
+    r = float(dots[0].get_attribute("r"))
+    assert r == 1.5 or cx[1] - cx[0] >= 2 * r + 2
     page.click('#value-graph .graph-point[data-ply="1"]')
     page.wait_for_selector('.review-shown[data-ply="1"]')
     board = page.locator(".review-board")

@@ -21,12 +21,15 @@ export function valueGraph(values, { shown = null, mistakes = [], onPick }) {
   svg.append(s('line', { class: 'graph-axis', x1: PAD, y1: y(0), x2: WIDTH - PAD, y2: y(0) }));
   svg.append(s('polyline', { class: 'graph-line',
     points: values.map((v, i) => `${x(i)},${y(v)}`).join(' ') }));
+  // Dots never reach into their neighbours (the shown dot's 2-unit stroke included), so a
+  // click on a dot of a long game picks that dot and not the one drawn over it.
+  const r = Math.max(1.5, Math.min(3.5, (WIDTH - 2 * PAD) / n / 2 - 1));
   const bad = new Set(mistakes.map((m) => m.ply + 1));
   values.forEach((v, i) => {
     const classes = ['graph-point'];
     if (bad.has(i)) classes.push('mistake');
     if (i === shown) classes.push('shown');
-    svg.append(s('circle', { class: classes.join(' '), cx: x(i), cy: y(v), r: 3.5,
+    svg.append(s('circle', { class: classes.join(' '), cx: x(i), cy: y(v), r,
       dataset: { ply: String(i) }, onclick: () => onPick(i) },
     s('title', {}, `${i}: ${v.toFixed(2)}`)));
   });
