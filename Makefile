@@ -17,9 +17,14 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 run: setup
 	$(BIN)/qizero serve
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist), each taking whole test files, so a
+# module's fixtures are built once; each process gets a PostgreSQL database of its own
+# (tests/conftest.py). TEST_WORKERS=0 runs it in this process.
 # pytest exits 5 when a selection ran no test; that is not a failure here.
+TEST_WORKERS ?= 2
 test: setup
-	$(BIN)/pytest -q $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then exit 0; else exit $$rc; fi
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then exit 0; else exit $$rc; fi
 
 test-slow: setup
 	$(BIN)/pytest -q -m slow $(PYTEST_ARGS)

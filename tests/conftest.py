@@ -66,10 +66,40 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> objec
     )
 
 
-@pytest.fixture()
-def postgres_url() -> str:
-    """A reachable PostgreSQL server's SQLAlchemy URL (QIZERO_TEST_POSTGRES_URL), else skip."""
+@pytest.fixture(scope="session")
+def _postgres_server_url() -> str | None:
+    """The PostgreSQL database this test process uses, or None (the reason is then raised as
+    a skip by ``postgres_url``). Under pytest-xdist each worker gets a database of its own,
+    made empty at its start, so the tests that use the public schema or LISTEN/NOTIFY never
+    meet another worker's rows or events."""
     url = os.environ.get("QIZERO_TEST_POSTGRES_URL")
+    if not url:
+        return None
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return url
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    base = make_url(url)
+    own = base.set(database=f"{base.database}_{worker}")
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{own.database}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{own.database}"'))
+    except Exception:  # noqa: BLE001 - unreachable: postgres_url skips with the reason
+        return url
+    finally:
+        admin.dispose()
+    return own.render_as_string(hide_password=False)
+
+
+@pytest.fixture()
+def postgres_url(_postgres_server_url: str | None) -> str:
+    """A reachable PostgreSQL server's SQLAlchemy URL (QIZERO_TEST_POSTGRES_URL; under
+    pytest-xdist, a database of this worker's own on that server), else skip."""
+    url = _postgres_server_url
     if not url:
         pytest.skip("set QIZERO_TEST_POSTGRES_URL (e.g. postgresql+psycopg://postgres@127.0.0.1/"
                     "qizero_test) to run the PostgreSQL persistence tests")
