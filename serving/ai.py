@@ -209,14 +209,17 @@ class AIEngine:
         return list(paths)
 
     def warm_up(self) -> None:
-        """Load (and trace) every level's network before the first search needs it, so no
-        client waits seconds for a cold model (with shared inference: until its server
-        answers); a level that cannot load is left to fail, with its message, when asked
-        for."""
+        """Load (and trace) every level's network and compile its game's kernels
+        (``envs.warm``) before the first search needs them, so no client waits seconds for a
+        cold model (with shared inference: until its server answers); a level that cannot load
+        is left to fail, with its message, when asked for."""
+        from envs.warm import warm_kernels
+
         for path in self._checkpoints():
             try:
                 model = self.model(path)
                 game = model.loaded.game
+                warm_kernels(game)
                 model.network.evaluate(game, [game.initial_state()])
             except Unavailable:
                 continue

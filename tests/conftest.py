@@ -66,6 +66,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> objec
     )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_kernels() -> None:
+    """The games' numba kernels compiled once per test process, before any test runs: on a
+    cold cache (CI's clean clone) a first TriGolden or Stereo Go move compiles for tens of
+    seconds, which must not land inside a test's HTTP timeout or analysis budget
+    (``envs.warm``; the service warms them at start the same way)."""
+    from envs import make_game
+    from envs.warm import warm_kernels
+
+    for game_id, options in (("trigolden", {}), ("trigolden", {"variant": "draft"}),
+                             ("stereo_go", {}), ("stereo_go", {"board": "9x9"})):
+        warm_kernels(make_game(game_id, **options))
+
+
 @pytest.fixture(scope="session")
 def _postgres_server_url() -> str | None:
     """The PostgreSQL database this test process uses, or None (the reason is then raised as
