@@ -65,9 +65,9 @@ def test_go_reports_the_score_lead_and_every_points_ownership(client) -> None:
 @pytest.mark.parametrize("game, points", [("fangqi", None), ("trigolden", None),
                                           ("stereo_go", 359)])
 def test_every_game_is_analysed_at_its_top_level(client, game: str, points: int | None) -> None:
-    # A game's first search compiles its rules and observation kernels (numba; a cold cache
-    # on CI's clean clone), inside the analysis clock: it may spend the whole time limit.
-    # So one small analysis first; the checked one then gets its 8 visits.
+    # The first analysis of a level loads and traces its network inside the analysis clock
+    # (its game's numba kernels are compiled before any test: conftest.py), so one small
+    # analysis first; the checked one then has its whole budget for its 8 visits.
     assert client.post(f"/v1/games/{game}/analysis", json={"level": "5", "visits": 1}).is_success
     r = client.post(f"/v1/games/{game}/analysis", json={"level": "5", "visits": 8})
     assert r.status_code == 200, r.text
