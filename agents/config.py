@@ -83,7 +83,7 @@ class SearchConfig(FrozenModel):
     # sequential-halving round, one descent each (set batch = max_considered for a round per
     # call). Fewer, larger network calls for one search (a service's move); 1 = the sequential
     # search (what every shipped level and the in-page search do; batch 16 by rounds was shown
-    # equal for run c's TriGolden master, not for the 800-simulation one: docs/training.md).
+    # equal for run c's TriGolden master only, not for run d's or run e's: docs/training.md).
     batch: int = Field(1, ge=1, le=4096)
     # How the move is chosen from the search result: 0 = the best (ties at random),
     # > 0 = sampled from the improved policy (Gumbel) or visit counts (PUCT) ** (1/T).

@@ -29,6 +29,7 @@ export function valueGraph(values, { shown = null, mistakes = [], onPick }) {
     const ply = Math.round(((at.x - PAD) * n) / (WIDTH - 2 * PAD));
     onPick(Math.min(values.length - 1, Math.max(0, ply)));
   });
+  // Dots shrink with the spacing of a long game, so the line between them stays readable.
   const r = Math.max(1.5, Math.min(3.5, (WIDTH - 2 * PAD) / n / 2 - 1));
   const bad = new Set(mistakes.map((m) => m.ply + 1));
   values.forEach((v, i) => {
