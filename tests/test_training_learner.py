@@ -191,6 +191,29 @@ def test_resume_refuses_a_checkpoint_without_its_buffer(tmp_path: Path) -> None:
         )
 
 
+def test_learning_rate_drops_apply_from_their_iteration_also_after_a_resume(
+        tmp_path: Path) -> None:
+    """A run resumed with a lower rate in its config trains at that rate, not at the one the
+    saved optimizer state carries: the schedule is the config's."""
+    import json
+
+    drops = {**TINY["training"], "iterations": 3, "learning_rate": 0.01,
+             "learning_rate_drops": {1: 0.001, 2: 0.0001}}
+    cfg = config_from_dict({**TINY, "training": drops})
+    assert [cfg.training.learning_rate_at(i) for i in range(4)] == [0.01, 0.001, 0.0001, 0.0001]
+    Learner(config_from_dict({**TINY, "training": {**drops, "iterations": 1}}),
+            tmp_path, tensorboard=False).run(progress=False)
+    learner = Learner(cfg, tmp_path, resume=checkpoint_path(tmp_path, 1), tensorboard=False)
+    learner.run(progress=False)
+    assert [g["lr"] for g in learner.optimizer.param_groups] == [0.0001]
+    log = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert [e["learning_rate"] for e in log] == [0.01, 0.001, 0.0001]
+    for bad in ({-1: 0.1}, {3: 0.0}):
+        with pytest.raises(ConfigError, match="learning_rate_drops"):
+            config_from_dict({**TINY, "training": {**TINY["training"],
+                                                   "learning_rate_drops": bad}})
+
+
 def test_tensorboard_logs_are_written(tmp_path: Path) -> None:
     cfg = config_from_dict({**TINY, "training": {**TINY["training"], "iterations": 1}})
     Learner(cfg, tmp_path, tensorboard=True).run(progress=False)

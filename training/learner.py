@@ -108,6 +108,7 @@ class IterationStats:
     seconds: float  # wall time of the whole iteration: summed, the run's training time
     workers: int = 0  # self-play processes or Ray actors (0: the learner's own process)
     worker_restarts: int = 0  # workers replaced after they died, since the run (re)started
+    learning_rate: float = math.nan  # of the iteration's gradient steps
 
 
 class Learner:
@@ -224,6 +225,8 @@ class Learner:
         torch.manual_seed(self.cfg.seed * 1_000_003 + self.iteration)
         self.model.train()
         aux = self.cfg.network.aux_heads
+        for group in self.optimizer.param_groups:
+            group["lr"] = t.learning_rate_at(self.iteration)
         sums = dict.fromkeys(_LOSS_NAMES, 0.0)
         for _ in range(t.steps_per_iteration):
             batch = self.buffer.sample(t.batch_size, rng)
@@ -305,6 +308,7 @@ class Learner:
         self.buffer.add(
             batch.obs, batch.mask, batch.policy, batch.value, batch.ownership, batch.score
         )
+        learning_rate = self.cfg.training.learning_rate_at(self.iteration)
         losses = self._train()
         self.iteration += 1
         elo = self._evaluate(previous)
@@ -329,6 +333,7 @@ class Learner:
             seconds=time.perf_counter() - t0,
             workers=backend.workers,
             worker_restarts=backend.restarts,
+            learning_rate=learning_rate,
         )
         self._log(stats)
         return stats
@@ -357,6 +362,7 @@ class Learner:
             ("charts/buffer_size", s.buffer),
             ("charts/first_player_score", s.first_player_score),
             ("charts/elo", s.elo),
+            ("charts/learning_rate", s.learning_rate),
         ):
             if value is not None and not (isinstance(value, float) and math.isnan(value)):
                 w.add_scalar(tag, value, i)
