@@ -161,6 +161,26 @@ def test_stages_resume_on_a_new_machine_without_the_buffer(tmp_path: Path) -> No
         == [1, 2, 3, 4]
 
 
+def test_a_stage_resume_waits_for_resume_min_buffer_before_learning(tmp_path: Path) -> None:
+    cfg = config_from_dict(go_run(training={"iterations": 1, "steps_per_iteration": 2,
+                                            "batch_size": 8, "min_buffer": 8,
+                                            "eval_every": 0}))
+    stages = tmp_path / "stages"
+    (first,) = Learner(cfg, tmp_path / "a", tensorboard=False,
+                       stage_dir=stages).run(progress=False)
+    wanted = int(2.5 * first.samples)
+    waiting = cfg.model_copy(update={"training": cfg.training.model_copy(
+        update={"iterations": 6, "resume_min_buffer": wanted})})
+    second = Learner(waiting, tmp_path / "b", resume=latest_stage(stages),
+                     tensorboard=False, stage_dir=stages)
+    stats = second.run(progress=False)
+    # The first iterations only fill the buffer, though it holds min_buffer after one.
+    waited = [bool(np.isnan(s.policy_loss)) for s in stats]
+    assert waited == [s.buffer < wanted for s in stats]
+    assert waited[0] and not waited[-1] and stats[0].buffer >= 8
+    assert second.step == 2 + 2 * waited.count(False)
+
+
 def test_trim_log_forgets_iterations_past_the_stage(tmp_path: Path) -> None:
     (tmp_path / "log.jsonl").write_text("".join(json.dumps({"iteration": i}) + "\n"
                                                 for i in range(1, 6)))

@@ -116,6 +116,10 @@ class TrainingConfig(FrozenModel):
     ownership_loss_weight: float = Field(1.0, ge=0.0)
     score_loss_weight: float = Field(1.0, ge=0.0)
     min_buffer: int = Field(256, ge=1)  # no learning until the buffer holds this many samples
+    # After a resume from a stage (whose buffer stays behind, so it starts empty): no learning
+    # until the buffer holds this many samples (None: min_buffer). Learning at once from the
+    # first few fresh games overfits them: the raw policy loses strength for a while.
+    resume_min_buffer: int | None = Field(None, ge=1)
     # Elo of each new checkpoint against the previous one (TensorBoard charts/elo).
     eval_every: int = Field(1, ge=0)  # 0 = never
     eval_games: int = Field(20, ge=0)

@@ -146,12 +146,15 @@ class Learner:
         self.iteration = 0
         self.step = 0
         self.elo = 0.0
+        # True from a stage resume until the buffer first holds resume_min_buffer samples.
+        self.refilling = False
         if resume is not None:
             from_stage = (
                 self.stage_dir is not None
                 and Path(resume).resolve().parent == self.stage_dir.resolve()
             )
             self._resume(Path(resume), from_stage=from_stage)
+            self.refilling = from_stage
             if from_stage:
                 stages.trim_log(self.stage_dir, self.iteration)
         (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
@@ -219,7 +222,9 @@ class Learner:
 
     def _train(self) -> dict[str, float]:
         t = self.cfg.training
-        if len(self.buffer) < t.min_buffer or t.steps_per_iteration == 0:
+        if self.refilling and len(self.buffer) >= (t.resume_min_buffer or t.min_buffer):
+            self.refilling = False
+        if self.refilling or len(self.buffer) < t.min_buffer or t.steps_per_iteration == 0:
             return dict.fromkeys(_LOSS_NAMES, math.nan)
         rng = np.random.default_rng([self.cfg.seed, self.iteration, _TRAIN])
         torch.manual_seed(self.cfg.seed * 1_000_003 + self.iteration)
