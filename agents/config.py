@@ -81,9 +81,10 @@ class SearchConfig(FrozenModel):
     # call (agents/search/tree.py). PUCT and UCT mark each descent's edges with a virtual
     # loss so the batch spreads; Gumbel's root takes the considered actions of a
     # sequential-halving round, one descent each (set batch = max_considered for a round per
-    # call). Fewer, larger network calls for one search (a service's move); 1 = the sequential
-    # search (what every shipped level and the in-page search do; batch 16 by rounds was shown
-    # equal for run c's TriGolden master only, not for run d's or run e's: docs/training.md).
+    # call), and is then the sequential search move for move (agents/search/gumbel.py).
+    # Fewer, larger network calls for one search (a service's move); 1 = the sequential
+    # search (the in-page search, and every shipped level but the TriGolden-scoring master,
+    # which searches at 16: docs/training.md).
     batch: int = Field(1, ge=1, le=4096)
     # How the move is chosen from the search result: 0 = the best (ties at random),
     # > 0 = sampled from the improved policy (Gumbel) or visit counts (PUCT) ** (1/T).

@@ -94,7 +94,9 @@ class Server:
             env["QIZERO_METRICS"] = "1"
         env["QIZERO_INFERENCE"] = inference
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
-        deadline = time.monotonic() + 120
+        # Every level of every game warms before the clock starts: more than 2 minutes on a
+        # 2-core machine that other jobs load.
+        deadline = time.monotonic() + 300
         with httpx.Client(base_url=self.url) as c:
             while True:
                 try:  # up, and every search process has loaded its networks
@@ -104,6 +106,7 @@ class Server:
                 except httpx.TransportError:
                     pass
                 if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()  # not left serving (and holding the caller's stdout)
                     raise RuntimeError("the server did not start")
                 time.sleep(0.2)
 

@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from search_golden_cases import HashEvaluator
+from search_golden_cases import GAMES, SEARCHES, HashEvaluator, as_record, run
 from test_search_mcts import ChainNim
 
 from agents.config import SearchConfig
 from agents.evaluator import Evaluator, RolloutEvaluator, UniformEvaluator
 from agents.search import Node, search
-from agents.search.gumbel import round_ends
+from agents.search.gumbel import round_ends, rounds
 from agents.search.tree import Tree
 from envs import make_game
 from envs.core import Game
@@ -57,12 +57,14 @@ def _evaluator(algorithm: str, seed: int = 0) -> Evaluator:
 def test_batches_cut_the_evaluator_calls(algorithm: str, batch: int) -> None:
     """64 simulations of three 9x9 roots: one call for the roots, then one a batch. PUCT and
     UCT: 64 / batch. Gumbel: a batch never crosses a round of sequential halving (16 actions
-    x 1 round, 8 x 2, 4 x 4, 2 x 8: 15 rounds), so 15 calls at 16 or more, 16 at 8, 20 at 4."""
+    x 1 round, 8 x 2, 4 x 4, 2 x 8), and the first round of the 8, of the 4 and of the 2 (the
+    cuts) go one descent at a time: 1 + (8 + 1) + (4 + 3) + (2 + 7) = 26 calls at 16 or more,
+    27 at 8, 30 at 4."""
     game = make_game("stereo_go", board="9x9")
     states = _go_positions(game, 3)
     cfg = SearchConfig(algorithm=algorithm, simulations=64, batch=batch, gumbel_scale=0.0)
     if algorithm == "gumbel":
-        calls, widest = {4: 20, 8: 16, 16: 15, 64: 15}[batch], min(batch, 16)
+        calls, widest = {4: 30, 8: 27, 16: 26, 64: 26}[batch], min(batch, 16)
     else:
         calls, widest = 64 // batch, batch
     counting = Counting(_evaluator(algorithm))
@@ -76,10 +78,24 @@ def test_batches_cut_the_evaluator_calls(algorithm: str, batch: int) -> None:
 
 def test_gumbel_rounds() -> None:
     assert round_ends(16, 64) == [16, 24, 32, 36, 40, 44, 48, *range(50, 65, 2)]
+    assert [end for end, cut in rounds(16, 64) if cut] == [24, 36, 50]
+    # 5 x 2 rounds, then 2 x 6 rounds (the cut), 2 x 6, 2 x 3 cut at the budget
+    assert [cut for _, cut in rounds(5, 40)] == [False] * 2 + [True] + [False] * 14
     # 4 x 1 round, then rounds of 2 cut at the budget
     assert round_ends(4, 10) == [4, 6, 8, 10]
     assert len(round_ends(16, 256)) == 4 + 8 + 16 + 32
     assert round_ends(1, 3) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("case", sorted(GAMES))
+@pytest.mark.parametrize("name", [n for n in SEARCHES if n.startswith("gumbel")])
+@pytest.mark.parametrize("batch", [4, 16])
+def test_gumbel_batches_search_as_one_descent_at_a_time(case: str, name: str, batch: int) -> None:
+    """Gumbel's batches (rounds of sequential halving, one descent at a time where a round
+    cuts) give the sequential search's visits, policy, Q, value and move, float for float,
+    with an evaluator that answers a state the same in any batch."""
+    got = [as_record(r) for r in run(case, name, batch)]
+    assert got == [as_record(r) for r in run(case, name, 1)]
 
 
 def _nodes(node: Node):

@@ -29,12 +29,13 @@ class Target:
 class Algorithm:
     """Base class: the root noise every algorithm draws, and the visit-count target.
 
-    ``virtual_root``: whether a batch's descents mark the root edge with a virtual loss
-    (PUCT, UCT). Gumbel's root follows its sequential-halving schedule instead and counts its
-    own in-flight descents (:meth:`backed_up`).
+    ``virtual_loss``: whether a batch's descents mark the edges they took with a virtual loss
+    so that the next ones spread (PUCT, UCT). Gumbel's root follows its sequential-halving
+    schedule instead, counts its own in-flight descents (:meth:`backed_up`) and sends at most
+    one descent a batch into each subtree: nothing to spread, so nothing is marked.
     """
 
-    virtual_root = True
+    virtual_loss = True
 
     def __init__(self, cfg: SearchConfig, rng: np.random.Generator) -> None:
         self.cfg = cfg

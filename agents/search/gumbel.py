@@ -13,11 +13,21 @@ the improved policy's softmax (:func:`improved_weights`).
 Batches (``SearchConfig.batch > 1``): the simulations of a round of sequential halving (one
 visit to each considered action) go down together, up to ``batch`` of them; a batch never
 crosses the end of a round. The root counts its in-flight descents as visits, so each descent
-takes the considered action the schedule gives it, scored on the real statistics (no virtual
-loss at the root), and each root action's subtree gets one descent a batch, growing as it
-would without batches. (Batching a whole phase, several descents into each subtree spread by
-virtual loss, cost strength: Fang Qi's top level, 64 simulations, batch 16, scored 36% against
-itself at batch 1 over 40 games.)
+takes the considered action the schedule gives it, and each root action's subtree gets at most
+one descent a batch: no descent can meet another's, so none is marked with a virtual loss and
+each subtree grows exactly as it does one descent at a time. A round visits every action with
+the scheduled count, in whatever order, except the first round of a phase that keeps fewer
+actions than the phase before: there each descent takes the best of the actions left as the
+descents before it scored them (the halving's cut), so those rounds go one descent at a time
+(:func:`rounds`; the very first round chooses too, among more actions than it considers, but
+by gumbel + logits alone: the unvisited actions share one completed value). The batched search
+is then the sequential one, float for float, given an evaluator that answers a state the same
+alone or in a batch (tests/test_search_batch.py), but for a root proven in the middle of a
+round (its move is the proof's either way). A network's values move by ~1e-8 with the batch's
+size, so the TriGolden-scoring master, batch 16, was checked in the arena (docs/training.md).
+(Batching a whole phase, several descents into each subtree spread by virtual loss, cost
+strength: Fang Qi's top level, 64 simulations, batch 16, scored 36% against itself at batch 1
+over 40 games.)
 """
 
 from __future__ import annotations
@@ -65,19 +75,28 @@ def considered_visit_sequence(max_considered: int, simulations: int) -> tuple[in
     return tuple(sequence[:simulations])
 
 
-def round_ends(max_considered: int, simulations: int) -> list[int]:
-    """The simulation index at which each round of sequential halving ends (the last is
-    ``simulations``); a round visits every considered action once. A batch never crosses
-    one: each root action then gets one descent a batch, so its subtree grows as it would
-    without batches, and the halving sees the whole phase."""
+def rounds(max_considered: int, simulations: int) -> list[tuple[int, bool]]:
+    """Each round of sequential halving (it visits every considered action once): the
+    simulation index at which it ends (the last is ``simulations``), and whether it *cuts*:
+    it is the first round of a phase that keeps fewer actions than the phase before, so its
+    descents choose, one after the other, which actions stay; the order of the others'
+    descents changes nothing. Batches never cross a round's end and go one descent at a time
+    in a cutting round (see the module docstring)."""
     if max_considered <= 1:
-        return list(range(1, simulations + 1))
-    ends, laid = [], 0
-    for considered, rounds in _halving_phases(max_considered, simulations):
-        for _ in range(rounds):
+        return [(s, False) for s in range(1, simulations + 1)]
+    out: list[tuple[int, bool]] = []
+    laid, before = 0, max_considered
+    for considered, count in _halving_phases(max_considered, simulations):
+        for r in range(count):
             laid += considered
-            ends.append(min(laid, simulations))
-    return ends[: bisect_left(ends, simulations) + 1]
+            out.append((min(laid, simulations), r == 0 and considered < before))
+        before = considered
+    return out[: bisect_left([end for end, _ in out], simulations) + 1]
+
+
+def round_ends(max_considered: int, simulations: int) -> list[int]:
+    """The simulation index at which each round of :func:`rounds` ends."""
+    return [end for end, _ in rounds(max_considered, simulations)]
 
 
 def _visited_stats(node: Node) -> tuple[list[int], list[float], float, float, int]:
@@ -159,20 +178,22 @@ def improved_policy(node: Node, cfg: SearchConfig) -> list[float]:
 class Gumbel(Algorithm):
     """Gumbel-top-k and sequential halving at the root, "match the improved policy" below."""
 
-    virtual_root = False
+    virtual_loss = False  # a batch sends at most one descent into each root subtree
 
     def prepare(self, root: Node) -> None:
         super().prepare(root)
         m = min(self.cfg.max_considered, len(root.actions))
         self.schedule = considered_visit_sequence(m, self.cfg.simulations)
-        self.round_ends = round_ends(m, self.cfg.simulations)
+        laid = rounds(m, self.cfg.simulations)
+        self.round_ends = [end for end, _ in laid]
+        self.cuts = [cut for _, cut in laid]
         self.gumbel_logits = [g + lg for g, lg in zip(self.gumbel, root.logits)]
         self.in_flight: dict[int, int] = {}  # root edge -> descents not yet backed up
 
     def batch_size(self, sim: int, count: int) -> int:
-        """Up to the end of the current round (:func:`round_ends`)."""
-        end = self.round_ends[bisect_right(self.round_ends, sim)]
-        return min(count, end - sim)
+        """Up to the end of the current round; one in a round that cuts (:func:`rounds`)."""
+        k = bisect_right(self.round_ends, sim)
+        return 1 if self.cuts[k] else min(count, self.round_ends[k] - sim)
 
     def root_scores(self, root: Node) -> list[float]:
         """gumbel + logits + sigma(completed Q) for every root edge."""

@@ -8,7 +8,8 @@ mover gets ``v``, every other player ``-v``).
 Batches (``SearchConfig.batch = B > 1``): up to B descents go down before their leaves are
 evaluated, in one evaluator call with the other trees' leaves. Each descent marks the edges it
 took with a *virtual loss* (one more visit, a lost one for the player choosing), so the next
-descent of the batch prefers other lines; the backup turns the loss into the real value.
+descent of the batch prefers other lines; the backup turns the loss into the real value
+(Gumbel marks nothing: ``Algorithm.virtual_loss``).
 Two descents can still meet at the same new leaf: it is evaluated once and each descent backed
 up with its value. A descent that ends on a terminal or proven state is backed up at once. At
 ``B = 1`` nothing is marked and the search is the sequential one, float for float.
@@ -58,7 +59,7 @@ class Tree:
         self.algorithm = algorithm
         self.root = Node(game, state)
         self.started = 0  # descents begun (simulations spent)
-        self.virtual = cfg.batch > 1
+        self.virtual = cfg.batch > 1 and algorithm.virtual_loss
         # The batch going down: each descent's path, how many of its edges are unmarked (the
         # first ones: Gumbel's root keeps its own count), its leaf; the distinct leaves.
         self._descents: list[tuple[Path, int, Node]] = []
@@ -100,8 +101,8 @@ class Tree:
             return
         unmarked = len(path)
         if self.virtual:
-            unmarked = 0 if algorithm.virtual_root else min(1, len(path))
-            for parent, i in path[unmarked:]:
+            unmarked = 0
+            for parent, i in path:
                 parent.N[i] += 1
                 parent.W[i] -= VIRTUAL_LOSS
                 parent.total += 1
