@@ -25,6 +25,12 @@ rating rules until the ranks settle.
    who wins from the real games' rates is the same season at a fraction of the cost.
 3. **Labels.** An entrant's label is the median over its copies of their mean points over
    the last half of the season.
+4. **Spread** (``--seasons N``, N > 1). One season is one draw: the strongest levels' copies
+   wander over the dan ranks' wide steps, and a level near a rank's boundary flips label
+   between seasons. N seasons (seeds ``--seed`` … ``--seed`` + N − 1) over the same real
+   games show each entrant's ranks with their counts and median points, and in how many
+   seasons no rank is left without an AI level (:func:`season_spread`). What ``--write``
+   stores is still the season of ``--seed``.
 
 Entrants: the service's AI ladder players (:mod:`serving.ladder.ai_players`) that can play
 the options ``--config`` asks for (options with trained levels, e.g. ``{}`` or
@@ -58,6 +64,8 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -336,6 +344,68 @@ def labels(copies: list[Copy]) -> dict[str, dict[str, Any]]:
     return out
 
 
+@dataclass(frozen=True)
+class Spread:
+    """The labels of several seasons over the same real games, one per seed, and the ranks
+    each season leaves without an AI level (the service's players only, as the single
+    season reports them)."""
+
+    seeds: tuple[int, ...]
+    labels: tuple[dict[str, dict[str, Any]], ...]
+
+    @property
+    def holes(self) -> tuple[list[str], ...]:
+        """Per season, the ranks with no AI level within one rank (18K to the strongest)."""
+        return tuple(ranks_without_ai([e["points"] for e in lab.values() if e["player_id"]])
+                     for lab in self.labels)
+
+    @property
+    def without_holes(self) -> int:
+        """The seasons that leave no rank without an AI level."""
+        return sum(not h for h in self.holes)
+
+    def common_holes(self) -> list[tuple[str, int]]:
+        """Each rank left open in some season with how many, most often first (ties:
+        weakest first)."""
+        seen = Counter(r for h in self.holes for r in h)
+        return sorted(seen.items(), key=lambda kv: (-kv[1], rules.rank_named(kv[0]).index))
+
+    def ranks(self, name: str) -> list[tuple[str, int]]:
+        """The ranks ``name`` settled at with how many seasons each, strongest first."""
+        seen = Counter(lab[name]["rank"] for lab in self.labels)
+        return sorted(seen.items(), key=lambda kv: -rules.rank_named(kv[0]).index)
+
+    def median_points(self, name: str) -> float:
+        return statistics.median(lab[name]["points"] for lab in self.labels)
+
+
+def season_spread(copies_factory: Callable[[], list[Copy]], rounds: int,
+                  matrix: dict[tuple[str, str], tuple[float, int]], seeds: list[int],
+                  anchor: str | None) -> Spread:
+    """One season per seed, each from fresh copies (``copies_factory``), through
+    :func:`season` and :func:`labels`: no games are played, only the win rates drawn."""
+    out = []
+    for seed in seeds:
+        copies = copies_factory()
+        season(copies, rounds, matrix, seed, anchor)
+        out.append(labels(copies))
+    return Spread(tuple(seeds), tuple(out))
+
+
+def print_spread(spread: Spread) -> None:
+    n = len(spread.seeds)
+    print(f"\n{n} seasons (seeds {spread.seeds[0]}-{spread.seeds[-1]}): each entrant's ranks "
+          "(seasons) and median points")
+    order = sorted(spread.labels[0], key=spread.median_points, reverse=True)
+    for name in order:
+        print(f"{name:<34} {spread.median_points(name):>10.0f}  "
+              + ", ".join(f"{r} x{k}" for r, k in spread.ranks(name)))
+    common = spread.common_holes()
+    print(f"seasons with no rank left without an AI level: {spread.without_holes} of {n}; "
+          "ranks left open (seasons): "
+          + (", ".join(f"{r} ({k})" for r, k in common[:5]) or "none"))
+
+
 def write(path: Path, found: dict[str, dict[str, Any]], meta: dict[str, Any]) -> None:
     """Merge the service AI players' labels into the calibration file (atomic write)."""
     data: dict[str, Any] = {"format_version": 1, "game": GAME, "players": {}, "runs": []}
@@ -362,6 +432,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=4000, help="rounds of the season")
     p.add_argument("--workers", type=int, default=1, help="processes playing games")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seasons", type=int, default=1,
+                   help="N > 1: after the season of --seed, N seasons (seeds --seed ... "
+                   "--seed + N - 1) over the same games, summarised (each entrant's ranks "
+                   "and median points, the seasons with no rank left without an AI level); "
+                   "--write still stores the season of --seed")
     p.add_argument("--opening-plies", type=int, default=2,
                    help="random moves that open each pair of real games (colours swapped)")
     p.add_argument("--anchor", default="random",
@@ -388,6 +463,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     if args.opening_plies < 0:
         p.error("--opening-plies must be >= 0")
+    if args.seasons < 1:
+        p.error("--seasons must be >= 1")
     matrix = reused(calibration, config, found) if args.reuse else {}
     matrix = {k: v for k, v in matrix.items() if not set(k) & set(args.play_again)}
     if matrix:
@@ -418,6 +495,10 @@ def main(argv: list[str] | None = None) -> int:
     served = [e["points"] for e in result.values() if e["player_id"]]
     print("ranks without an AI level within one rank (18K up to the strongest): "
           + (", ".join(ranks_without_ai(served)) or "none"))
+    if args.seasons > 1:
+        print_spread(season_spread(
+            lambda: [Copy(e, i) for e in found for i in range(args.copies)], args.rounds,
+            matrix, list(range(args.seed, args.seed + args.seasons)), anchor))
     if args.write:
         meta = {"config": config, "extra": args.extra, "copies": args.copies,
                 "opening_plies": args.opening_plies if fresh else None,

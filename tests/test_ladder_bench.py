@@ -10,7 +10,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.ladder_levels import Entrant, entrants, measure, play, reused  # noqa: E402
+from bench.ladder_levels import (  # noqa: E402
+    Copy,
+    Entrant,
+    Spread,
+    entrants,
+    labels,
+    measure,
+    play,
+    reused,
+    season,
+    season_spread,
+)
+from serving.ladder.ai_players import ranks_without_ai  # noqa: E402
 
 NINE = {"board": "9x9"}
 
@@ -68,3 +80,63 @@ def test_games_are_reused_by_fingerprint_not_by_level_id(tmp_path: Path) -> None
     assert matrix == {("board-9x9-2", "board-9x9-3"): (3.0, 8),
                       ("board-9x9-2", "random"): (8.0, 8)}
     assert reused(path, {"board": "9x9", "rules": "area"}, found) == {}
+
+
+# A stored matrix of three levels and the anchor: each level beats the one below in 6 of 8
+# games, so their copies settle ranks apart, and wander from season to season.
+_LADDER = [Entrant("random", "ai-random", "random", NINE)] + [
+    _ai(f"board-9x9-{k}", f"f{k}") for k in (1, 2, 3)]
+_MATRIX = {(a.name, b.name): (float(5 + i - j), 8)
+           for i, a in enumerate(_LADDER) for j, b in enumerate(_LADDER) if i > j}
+
+
+def _copies() -> list[Copy]:
+    return [Copy(e, i) for e in _LADDER for i in range(2)]
+
+
+def _one_season(seed: int) -> dict[str, dict]:
+    copies = _copies()
+    season(copies, 300, _MATRIX, seed, "random")
+    return labels(copies)
+
+
+def test_a_spread_is_the_seasons_of_consecutive_seeds() -> None:
+    """Season k of a spread is the single season of seed k (so --seasons 1 is today's
+    season, and the first of N is what --write stores); seeds differ, so seasons do."""
+    spread = season_spread(_copies, 300, _MATRIX, [7, 8, 9, 10, 11], "random")
+    alone = [_one_season(s) for s in (7, 8, 9, 10, 11)]
+    assert spread.seeds == (7, 8, 9, 10, 11) and list(spread.labels) == alone
+    assert season_spread(_copies, 300, _MATRIX, [7], "random").labels == (alone[0],)
+    points = {tuple(lab[e.name]["points"] for e in _LADDER) for lab in alone}
+    assert len(points) > 1  # one seed for every season would give one result
+    assert alone[0]["random"]["points"] == 0  # the anchor stays pinned
+    for e in _LADDER:
+        assert sum(k for _, k in spread.ranks(e.name)) == 5
+    holes = [ranks_without_ai([lab[e.name]["points"] for e in _LADDER]) for lab in alone]
+    assert list(spread.holes) == holes
+    assert spread.without_holes == sum(not h for h in holes)
+    assert 0 < spread.without_holes < 5  # these seeds leave a rank open in some seasons only
+
+
+def _label(points: int, served: bool = True) -> dict:
+    from serving.ladder.rules import rank_of
+
+    return {"points": points, "rank": rank_of(points).name,
+            "player_id": "ai-x" if served else None}
+
+
+def test_the_spread_counts_holes_of_served_levels_only() -> None:
+    """Hand-made seasons: 18K and 16K leave nothing open; 18K and 14K leave 16K; 18K and
+    13K leave 16K and 15K; a reference player (no player id) at 16K closes nothing."""
+    seasons = (
+        {"random": _label(0), "a": _label(2_500)},
+        {"random": _label(0), "a": _label(4_200), "ref": _label(2_000, served=False)},
+        {"random": _label(0), "a": _label(5_900)},
+        {"random": _label(0), "a": _label(2_100)},
+    )
+    spread = Spread((0, 1, 2, 3), seasons)
+    assert spread.holes == ([], ["16K"], ["16K", "15K"], [])
+    assert spread.without_holes == 2
+    assert spread.common_holes() == [("16K", 2), ("15K", 1)]
+    assert spread.ranks("a") == [("13K", 1), ("14K", 1), ("16K", 2)]
+    assert spread.median_points("a") == (2_500 + 4_200) / 2
