@@ -7,13 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from agents.checkpoint import CheckpointError, load_model, read_checkpoint, save_checkpoint
 from agents.config import NetworkConfig
 from agents.networks import build_network
 from envs import make_game
 from envs.core import ConfigError, QizeroError
-from training.config import config_from_dict, load_config, with_overrides
+from training.config import config_from_dict, config_to_dict, load_config, with_overrides
 from training.learner import Learner, buffer_path, checkpoint_path
 from training.replay import ReplayBuffer
 
@@ -198,9 +199,12 @@ def test_learning_rate_drops_apply_from_their_iteration_also_after_a_resume(
     import json
 
     drops = {**TINY["training"], "iterations": 3, "learning_rate": 0.01,
-             "learning_rate_drops": {1: 0.001, 2: 0.0001}}
+             "learning_rate_drops": [{"iteration": 2, "learning_rate": 0.0001},
+                                     {"iteration": 1, "learning_rate": 0.001}]}
     cfg = config_from_dict({**TINY, "training": drops})
     assert [cfg.training.learning_rate_at(i) for i in range(4)] == [0.01, 0.001, 0.0001, 0.0001]
+    # The run directory's and the stages' config.yaml read back (JSON keeps no int keys).
+    assert config_from_dict(yaml.safe_load(yaml.safe_dump(config_to_dict(cfg)))) == cfg
     Learner(config_from_dict({**TINY, "training": {**drops, "iterations": 1}}),
             tmp_path, tensorboard=False).run(progress=False)
     learner = Learner(cfg, tmp_path, resume=checkpoint_path(tmp_path, 1), tensorboard=False)
@@ -208,7 +212,8 @@ def test_learning_rate_drops_apply_from_their_iteration_also_after_a_resume(
     assert [g["lr"] for g in learner.optimizer.param_groups] == [0.0001]
     log = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert [e["learning_rate"] for e in log] == [0.01, 0.001, 0.0001]
-    for bad in ({-1: 0.1}, {3: 0.0}):
+    for bad in ([{"iteration": -1, "learning_rate": 0.1}],
+                [{"iteration": 3, "learning_rate": 0.0}], {3: 0.1}):
         with pytest.raises(ConfigError, match="learning_rate_drops"):
             config_from_dict({**TINY, "training": {**TINY["training"],
                                                    "learning_rate_drops": bad}})

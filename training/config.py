@@ -99,16 +99,24 @@ class ReplayConfig(FrozenModel):
     symmetries: bool = True  # augment each sample with a random symmetry of the game
 
 
+class LearningRateDrop(FrozenModel):
+    """From ``iteration`` on, the learner steps at ``learning_rate``."""
+
+    iteration: int = Field(ge=0)
+    learning_rate: float = Field(gt=0.0)
+
+
 class TrainingConfig(FrozenModel):
     iterations: int = Field(20, ge=1)
     steps_per_iteration: int = Field(100, ge=0)
     batch_size: int = Field(256, ge=1)
     learning_rate: float = Field(1e-3, gt=0.0)
-    # Step drops of the learning rate: {iteration: rate} means "from this iteration on, this
-    # rate" (the latest key <= the iteration wins; before the first key, learning_rate). The
-    # rate is set each iteration, so a run resumed from a checkpoint follows the schedule
-    # of its config, not the rate saved with the optimizer.
-    learning_rate_drops: dict[int, float] = Field(default_factory=dict)
+    # Step drops of the learning rate, each "from this iteration on, this rate" (the latest
+    # drop at or before an iteration wins; before the first, learning_rate). The rate is set
+    # each iteration, so a run resumed from a checkpoint follows the schedule of its config,
+    # not the rate saved with the optimizer. A list, not a mapping: JSON (run directories,
+    # checkpoints) would turn integer keys into strings.
+    learning_rate_drops: list[LearningRateDrop] = Field(default_factory=list)
     weight_decay: float = Field(1e-4, ge=0.0)
     value_loss_weight: float = Field(1.0, ge=0.0)
     # With network.aux_heads: weights of the ownership loss (mean squared error per point)
@@ -130,18 +138,11 @@ class TrainingConfig(FrozenModel):
     # workers run on CPUs unless ``selfplay.device`` says otherwise.
     device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$")
 
-    @model_validator(mode="after")
-    def _drops_valid(self) -> TrainingConfig:
-        for iteration, rate in self.learning_rate_drops.items():
-            if iteration < 0 or not rate > 0.0:
-                raise ValueError(f"learning_rate_drops: {iteration}: {rate} needs an "
-                                 "iteration >= 0 and a rate > 0")
-        return self
-
     def learning_rate_at(self, iteration: int) -> float:
         """The learning rate of the gradient steps made in ``iteration``."""
-        started = [i for i in self.learning_rate_drops if i <= iteration]
-        return self.learning_rate_drops[max(started)] if started else self.learning_rate
+        started = [d for d in self.learning_rate_drops if d.iteration <= iteration]
+        return max(started, key=lambda d: d.iteration).learning_rate if started \
+            else self.learning_rate
 
 
 class LevelSpec(FrozenModel):

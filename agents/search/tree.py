@@ -60,8 +60,8 @@ class Tree:
         self.root = Node(game, state)
         self.started = 0  # descents begun (simulations spent)
         self.virtual = cfg.batch > 1 and algorithm.virtual_loss
-        # The batch going down: each descent's path, how many of its edges are unmarked (the
-        # first ones: Gumbel's root keeps its own count), its leaf; the distinct leaves.
+        # The batch going down: each descent's path, how many of its edges are unmarked (all
+        # of them without virtual losses, else none), its leaf; the distinct leaves.
         self._descents: list[tuple[Path, int, Node]] = []
         self.leaves: list[Node] = []
 
