@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from agents.checkpoint import file_digest, load_model
 from agents.players import level_player, levels_folder, read_levels
@@ -110,6 +111,36 @@ def test_a_level_inserted_into_a_ladder_is_fitted_with_the_games_it_played(
     assert new[("weak", "strong")] == old[("weak", "strong")]  # its calibration games kept
     assert new[("middle", "strong")] == {"a": "middle", "b": "strong", "a_wins": 3,
                                          "draws": 1, "b_wins": 8}
+
+
+def test_a_later_network_is_exported_and_put_above_the_top_level(tmp_path: Path) -> None:
+    """A stronger network from a run's stage becomes a new top level: the stage is exported as
+    a small weight file beside levels.json (no optimizer state), the search comes from the
+    level below, and only one neighbour may be named."""
+    cfg = config_from_dict(RUN)
+    Learner(cfg, tmp_path / "run", tensorboard=False).run(progress=False)
+    out = tmp_path / "ship"
+    report = build_levels(cfg, tmp_path / "run", out, log=lambda _: None)
+    report.path.replace(out / "levels.json")
+    stage = run_checkpoints(tmp_path / "run")[2]
+    with pytest.raises(ConfigError, match="exactly one neighbour"):
+        insert_level(out, "top", "late.pt", {}, below="strong", above="weak", source=stage)
+    with pytest.raises(ConfigError, match="exactly one neighbour"):
+        insert_level(out, "top", "late.pt", {}, source=stage)
+    assert not (out / "late.pt").exists()
+    levels = insert_level(out, "top", "late.pt", {"simulations": 8}, above="strong",
+                          source=stage)
+    assert [(lv.id, lv.label) for lv in levels] == [(1, "weak"), (2, "strong"), (3, "top")]
+    top = levels[2]
+    assert top.elo is None and top.search["simulations"] == 8 and top.iteration == 2
+    assert top.sha256 == file_digest(out / "late.pt")
+    assert "optimizer" in torch.load(stage, weights_only=True)
+    assert "optimizer" not in torch.load(out / "late.pt", weights_only=True)
+    exported, trained = load_model(out / "late.pt").model, load_model(stage).model
+    for (name, a), b in zip(exported.state_dict().items(), trained.state_dict().values()):
+        assert torch.equal(a, b), name
+    with pytest.raises(ConfigError, match="exists"):  # an exported file is never overwritten
+        insert_level(out, "top2", "late.pt", {}, above="top", source=stage)
 
 
 def test_build_levels_from_a_stage_folder(tmp_path: Path) -> None:

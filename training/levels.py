@@ -520,36 +520,66 @@ def refit_levels(
 
 
 def insert_level(
-    folder: Path, label: str, checkpoint: str, search: dict[str, Any], below: str
+    folder: Path,
+    label: str,
+    checkpoint: str,
+    search: dict[str, Any],
+    below: str | None = None,
+    *,
+    above: str | None = None,
+    source: Path | None = None,
 ) -> list[LevelEntry]:
     """Put a new level into a shipped ladder (``folder``/levels.json) just below the level
-    labelled ``below`` and number the levels 1..n again; the new one has its network (a file
-    beside levels.json) and search settings (those of ``below`` with ``search``'s changes),
-    no Elo yet. Returns the new levels.
+    labelled ``below`` or just above the one labelled ``above`` (exactly one of the two), and
+    number the levels 1..n again; the new one has its network (a file beside levels.json) and
+    search settings (those of that neighbour with ``search``'s changes), no Elo yet. With
+    ``source`` (a training run's checkpoint), the network is first exported there as a weight
+    file named ``checkpoint`` (no optimizer state). Returns the new levels.
 
     Why: a ladder whose neighbouring levels are far apart (several ranks on the ladder)
     leaves players between them without an opponent; a level made from an earlier network,
-    fewer simulations or more sampling fills the gap. Its Elo comes from real games
+    fewer simulations or more sampling fills the gap, and a later network above the top one
+    gives the strongest players an opponent. Its Elo comes from real games
     (:func:`refit_levels`, after the ladder bench has played it against every level).
     """
     folder = Path(folder)
     ladder = LevelsFile.read(folder)
     levels = list(ladder.levels)
     labels = [level.label for level in levels]
+    if (below is None) == (above is None):
+        raise ConfigError("name exactly one neighbour: the level just above or just below")
+    neighbour = below if below is not None else above
     if label in labels:
         raise ConfigError(f"{folder / LEVELS_FILE} already has a level {label!r}")
-    if below not in labels:
-        raise ConfigError(f"{folder / LEVELS_FILE} has no level {below!r}: {labels}")
+    if neighbour not in labels:
+        raise ConfigError(f"{folder / LEVELS_FILE} has no level {neighbour!r}: {labels}")
     path = folder / checkpoint
+    if source is not None:
+        _export_weights(Path(source), path, ladder)
     if not path.is_file():
         raise ConfigError(f"no network {path}: levels play files beside their levels.json")
-    upper = levels[labels.index(below)]
-    settings = SearchConfig.model_validate({**upper.search, **search}).as_json()
+    index = labels.index(neighbour)
+    settings = SearchConfig.model_validate({**levels[index].search, **search}).as_json()
     if any(e.checkpoint == checkpoint and e.search == settings for e in levels):
         raise ConfigError(f"a level of {folder} already plays {checkpoint} with {settings}")
-    levels.insert(labels.index(below), LevelEntry(
+    levels.insert(index if below is not None else index + 1, LevelEntry(
         id=0, label=label, checkpoint=checkpoint, iteration=load_model(path).iteration,
         search=settings, sha256=file_digest(path)))
     levels = [dataclasses.replace(e, id=k + 1) for k, e in enumerate(levels)]
     dataclasses.replace(ladder, levels=tuple(levels)).write(folder / LEVELS_FILE)
     return levels
+
+
+def _export_weights(source: Path, target: Path, ladder: LevelsFile) -> None:
+    """Write ``source``'s network to ``target`` as a level's weight file: the weights, the
+    iteration and the run it came from, without the optimizer state a run's stage keeps."""
+    if target.exists():
+        raise ConfigError(f"{target} exists: name a new file for the exported network")
+    loaded = load_model(source)
+    if ladder.game is not None and loaded.game.spec.id != ladder.game:
+        raise ConfigError(f"{source} plays {loaded.game.spec.id}, the ladder {ladder.game}")
+    save_checkpoint(
+        target, game_id=loaded.game.spec.id, game_options=loaded.data["game"]["options"],
+        network=loaded.network, model=loaded.model, iteration=loaded.iteration,
+        step=loaded.step, commit=loaded.data.get("commit"),
+        extra={"run": source.parent.name})
