@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from envs.core import Game, PointOutcome
+from envs.core import ConfigError, Game, PointOutcome
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,65 @@ class RolloutMixEvaluator:
         return priors, ((1.0 - self.mix) * values + self.mix * played).astype(np.float32)
 
 
+#: Precisions a network evaluator may run in (``selfplay.inference_dtype``).
+INFERENCE_DTYPES = ("float32", "bfloat16")
+
+#: The smallest batch that a ``bfloat16`` evaluator runs in bfloat16; smaller ones stay in
+#: float32. Why: on a CPU with avx512_bf16, the 9x9 network (32 channels, 4 blocks, traced,
+#: one thread) runs a batch of 1 at 0.56x float32's speed, 2 at 0.94x, 4 at 1.05x, 8 at 1.18x,
+#: 16 at 1.41x, 32 at 1.53x (docs/training.md, "Self-play in bfloat16").
+BFLOAT16_MIN_BATCH = 4
+
+#: How far a bfloat16 trace may stray from the eager bfloat16 network on the trace check, as
+#: a share of each output's largest magnitude (at least 1): batch norm folded into the
+#: convolutions rounds otherwise in bfloat16 (measured: logits of magnitude ~8-10 differ by
+#: 0.10-0.14, values by 0.01-0.02, on the 9x9 and cylinder networks).
+BFLOAT16_TRACE_TOLERANCE = 0.05
+
+
+def check_inference_dtype(dtype: str, device: str, field: str = "selfplay.inference_dtype") -> None:
+    """ConfigError unless ``device`` runs networks fast in ``dtype``: bfloat16 needs a CPU with
+    native bfloat16 instructions (avx512_bf16 or AMX; elsewhere oneDNN emulates it, slower
+    than float32) or a CUDA GPU that supports it."""
+    import torch
+
+    if dtype not in INFERENCE_DTYPES:
+        raise ConfigError(f"{field} is {dtype!r}: one of {', '.join(INFERENCE_DTYPES)}")
+    if dtype == "float32":
+        return
+    if str(device).startswith("cuda"):
+        if not (torch.cuda.is_available() and torch.cuda.is_bf16_supported()):
+            raise ConfigError(f"{field} is bfloat16 but the GPU does not support bfloat16 "
+                              f"(set {field}=float32)")
+        return
+    cpu = torch.cpu
+    native = any(getattr(cpu, name, lambda: False)()
+                 for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"))
+    if not native:
+        raise ConfigError(f"{field} is bfloat16 but this CPU has no bfloat16 instructions "
+                          "(avx512_bf16 or AMX), where it runs slower than float32 "
+                          f"(set {field}=float32)")
+
+
+def bfloat16_autocast(model: Any, device_type: str) -> Any:
+    """``model`` run under ``torch.autocast`` in bfloat16 (convolutions and matrix products in
+    bfloat16, the rest in float32), its outputs back in float32: a module, to trace. Autocast
+    rather than bfloat16 weights: as fast at the batches self-play makes (faster at 64)."""
+    import torch
+
+    class Bfloat16Autocast(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, x: Any) -> Any:
+            with torch.autocast(device_type, dtype=torch.bfloat16):
+                out = self.model(x)
+            return tuple(o.float() for o in out)
+
+    return Bfloat16Autocast().eval()
+
+
 class NetworkEvaluator:
     """A policy/value network (``agents.networks``) as a batched evaluator: the network
     alone. Whatever shares it (a cache, a batcher of concurrent callers) wraps :meth:`infer`
@@ -114,27 +173,47 @@ class NetworkEvaluator:
     (:func:`trace_for_inference`), traced on the first call: a search evaluates a handful of
     positions a call, where eager PyTorch spends most of its time in Python, module by module,
     holding the GIL, so concurrent searches in one process could not use a second core.
+
+    ``dtype="bfloat16"`` (self-play's ``selfplay.inference_dtype``) runs batches of
+    :data:`BFLOAT16_MIN_BATCH` positions or more under bfloat16 autocast (traced apart when
+    ``traced``), smaller ones in float32; the answers are float32 either way. ConfigError where
+    the device has no fast bfloat16 (:func:`check_inference_dtype`).
     """
 
-    def __init__(self, model: Any, device: str = "cpu", traced: bool = False) -> None:
+    def __init__(
+        self, model: Any, device: str = "cpu", traced: bool = False, dtype: str = "float32"
+    ) -> None:
         import torch
 
+        check_inference_dtype(dtype, device)
         self.torch = torch
         self.model = model.to(device).eval()
         self.device = device
         self.traced = traced
+        self.dtype = dtype
         self._module: Callable[..., Any] | None = None if traced else self.model
+        bf16 = dtype == "bfloat16"
+        self._bf16 = bfloat16_autocast(self.model, torch.device(device).type) if bf16 else None
+        self._bf16_module: Callable[..., Any] | None = None if traced else self._bf16
         self._trace_lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
         # Sent to another process (a parallel arena): the network and the settings; the trace
         # starts afresh there.
-        return {"model": self.model, "device": self.device, "traced": self.traced}
+        return {"model": self.model, "device": self.device, "traced": self.traced,
+                "dtype": self.dtype}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(**state)  # type: ignore[misc]
 
     def _network(self, example: Any) -> Callable[..., Any]:
+        if self._bf16 is not None and len(example) >= BFLOAT16_MIN_BATCH:
+            if self._bf16_module is None:
+                with self._trace_lock:
+                    if self._bf16_module is None:
+                        self._bf16_module = trace_for_inference(
+                            self._bf16, example, BFLOAT16_TRACE_TOLERANCE, relative=True)
+            return self._bf16_module
         if self._module is None:
             with self._trace_lock:
                 if self._module is None:
@@ -180,7 +259,9 @@ def masked_softmax(logits: Any, mask: Any) -> Any:
     return torch.nan_to_num(priors, nan=0.0)  # rows with no legal action
 
 
-def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Callable[..., Any]:
+def trace_for_inference(
+    model: Any, example: Any, tolerance: float = 1e-4, relative: bool = False
+) -> Callable[..., Any]:
     """A frozen TorchScript copy of ``model`` (in eval mode) for inference, or ``model`` itself.
 
     Why: a frozen graph runs in C++, without Python's cost for every module call, and releases
@@ -188,6 +269,8 @@ def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Ca
     frozen; 0.23 ms a call from two threads, where eager gets slower). The trace is checked
     against the eager model on a batch of another size with other inputs; a network whose trace
     does not carry over (control flow that depends on the data) keeps running eagerly.
+    ``relative``: the tolerance is a share of each output's largest magnitude, or of 1 where
+    that is smaller (bfloat16 rounds to about 3 significant digits).
     """
     import torch
 
@@ -207,7 +290,9 @@ def trace_for_inference(model: Any, example: Any, tolerance: float = 1e-4) -> Ca
         # H200, where every worker of a burst fell back to eager mode at 1e-4).
         limit = tolerance if example.device.type == "cpu" else max(tolerance, 1e-2)
         if any(
-            g.shape != w.shape or float((g - w).abs().max()) > limit
+            g.shape != w.shape
+            or float((g - w).abs().max()) > limit * (max(1.0, float(w.abs().max()))
+                                                    if relative else 1.0)
             for g, w in zip(got, want, strict=True)
         ):
             log.warning("network kept eager: its trace does not match on another batch")

@@ -19,7 +19,13 @@ Stereo Go configs; ``--positions 0`` skips the first measurement:
     python bench/selfplay_speed.py --config configs/fangqi_b.yaml --positions 0 --device cuda
 
 ``--device`` is where the self-play games evaluate the network (``selfplay.device``: a worker
-on a GPU machine); the search-throughput comparison always runs on the CPU.
+on a GPU machine); the search-throughput comparison always runs on the CPU. ``--inference-dtype``
+is the self-play games' network precision (``selfplay.inference_dtype``; default: the config's,
+else float32); compare float32 and bfloat16 by alternating runs and reading the positions per
+CPU-second (per-core speed, steadier than wall time on a loaded machine):
+
+    python bench/selfplay_speed.py --config configs/stereo_go_9x9.yaml --games 32 \
+        --positions 0 --inference-dtype bfloat16
 
 The code measured is this checkout's unless PYTHONPATH names another one (before/after runs
 of two checkouts with one script).
@@ -40,7 +46,11 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH
 from agents.checkpoint import load_model  # noqa: E402
 from agents.config import NetworkConfig, SearchConfig  # noqa: E402
 from agents.device import resolve_device  # noqa: E402
-from agents.evaluator import NetworkEvaluator, UniformEvaluator  # noqa: E402
+from agents.evaluator import (  # noqa: E402
+    BFLOAT16_MIN_BATCH,
+    NetworkEvaluator,
+    UniformEvaluator,
+)
 from agents.inference import InferencePipeline  # noqa: E402
 from agents.networks import build_network, count_parameters  # noqa: E402
 from agents.search import search  # noqa: E402
@@ -79,6 +89,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cpu",
                     help="where the self-play games evaluate the network (cpu, auto, cuda)")
+    ap.add_argument("--inference-dtype", choices=("float32", "bfloat16"),
+                    help="the self-play games' network precision (default: the config's)")
     ap.add_argument("--without-network", action="store_true",
                     help="also play the games with a uniform evaluator (search and rules alone)")
     args = ap.parse_args()
@@ -128,9 +140,13 @@ def main() -> None:
     # Warm up (compiled rules loaded from numba's cache, first network call) on the side.
     sample_positions(game, 1, np.random.default_rng(12345))
     device = str(resolve_device(args.device, "--device"))
+    dtype = args.inference_dtype or (run.selfplay.inference_dtype if run else "float32")
     # As a worker plays (run_task): the traced network through the inference pipeline.
-    ev = InferencePipeline(NetworkEvaluator(model, device=device, traced=True).infer)
+    network = NetworkEvaluator(model, device=device, traced=True, dtype=dtype)
+    ev = InferencePipeline(network.infer)
     ev.evaluate(game, [game.initial_state()])
+    if dtype != "float32":  # trace the bfloat16 network too, outside the timed games
+        network.evaluate(game, [game.initial_state()] * BFLOAT16_MIN_BATCH)
     if run:
         sp = run.selfplay.model_copy(
             update={"workers": 0, "batch_games": args.batch_games or args.games}
@@ -145,7 +161,7 @@ def main() -> None:
         f"positions/s, {batch.evaluations / batch.seconds:.1f} network evals/s, "
         f"mean game length {batch.plies / max(batch.games, 1):.0f} plies; "
         f"{batch.searched_positions / batch.cpu_seconds:.1f} positions per CPU-second "
-        f"(network on {device})"
+        f"(network on {device}, {dtype})"
     )
     if args.without_network:
         free = play_games(game, UniformEvaluator(), cfg, sp, args.games, np.random.default_rng(2))

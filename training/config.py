@@ -83,6 +83,13 @@ class SelfPlayConfig(FrozenModel):
     # ``device``), which batches the leaves of every worker together: what a GPU wants (one
     # context, big batches). Local backend only (the server listens on a Unix socket).
     inference: Literal["local", "shared"] = "local"
+    # The precision of each worker's network: "bfloat16" runs batches of
+    # ``agents.evaluator.BFLOAT16_MIN_BATCH`` positions or more under bfloat16 autocast (the
+    # smaller ones stay float32, where bfloat16 is slower); on a CPU with avx512_bf16 or AMX
+    # (or a GPU with bfloat16), a ConfigError elsewhere. Faster self-play on big batches; the
+    # priors and values stray slightly (measured in docs/training.md, "Self-play in bfloat16").
+    # Local inference only (the shared server runs float32).
+    inference_dtype: Literal["float32", "bfloat16"] = "float32"
 
     @model_validator(mode="after")
     def _ray_needs_workers(self) -> SelfPlayConfig:
@@ -91,6 +98,9 @@ class SelfPlayConfig(FrozenModel):
         if self.backend == "ray" and self.inference == "shared":
             raise ValueError("inference shared serves workers on this machine (a Unix socket): "
                              "use backend local, or inference local with ray")
+        if self.inference == "shared" and self.inference_dtype != "float32":
+            raise ValueError("inference_dtype bfloat16 is for the workers' own networks: "
+                             "the shared inference server runs float32 (use inference local)")
         return self
 
 

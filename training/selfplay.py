@@ -307,7 +307,8 @@ def run_task(task: SelfPlayTask, weights: Weights) -> SelfPlayBatch:
     # convolutions, no per-module Python) plays 10-17% more positions per CPU second on 9x9
     # (measured: docs/training.md, "The Go learner").
     device = resolve_device(task.selfplay.device, "selfplay.device")
-    network = NetworkEvaluator(model, device=str(device), traced=True)
+    network = NetworkEvaluator(
+        model, device=str(device), traced=True, dtype=task.selfplay.inference_dtype)
     evaluator = InferencePipeline(network.infer)
     return play_games(game, evaluator, task.search, task.selfplay, task.n_games, rng)
 

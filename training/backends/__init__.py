@@ -57,6 +57,14 @@ def open_backend(sp: SelfPlayConfig, ray_address: str | None = None) -> SelfPlay
     if sp.backend == "local":
         if ray_address is not None:
             raise ConfigError("a Ray address needs selfplay.backend: ray in the config")
+        if sp.inference_dtype != "float32":
+            # The workers run here: a precision this machine cannot run fast fails now, not
+            # in every worker.
+            from agents.device import resolve_device
+            from agents.evaluator import check_inference_dtype
+
+            check_inference_dtype(
+                sp.inference_dtype, str(resolve_device(sp.device, "selfplay.device")))
         from training.backends.local import LocalBackend
 
         if sp.inference == "shared":
