@@ -22,7 +22,8 @@ Stereo Go configs; ``--positions 0`` skips the first measurement:
 on a GPU machine); the search-throughput comparison always runs on the CPU. ``--inference-dtype``
 is the self-play games' network precision (``selfplay.inference_dtype``; default: the config's,
 else float32); compare float32 and bfloat16 by alternating runs and reading the positions per
-CPU-second (per-core speed, steadier than wall time on a loaded machine):
+CPU-second (per-core speed, steadier than wall time on a loaded machine). ``--search-batch``
+overrides the search's ``batch`` (Gumbel's rounds of sequential halving in one network call).
 
     python bench/selfplay_speed.py --config configs/stereo_go_9x9.yaml --games 32 \
         --positions 0 --inference-dtype bfloat16
@@ -87,10 +88,14 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=64, help="positions searched per mode")
     ap.add_argument("--games", type=int, default=16, help="self-play games (batched loop)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--games-seed", type=int, default=2,
+                    help="the self-play games' seed (other games: other lengths and batches)")
     ap.add_argument("--device", default="cpu",
                     help="where the self-play games evaluate the network (cpu, auto, cuda)")
     ap.add_argument("--inference-dtype", choices=("float32", "bfloat16"),
                     help="the self-play games' network precision (default: the config's)")
+    ap.add_argument("--search-batch", type=int,
+                    help="the self-play games' search.batch (default: the config's)")
     ap.add_argument("--without-network", action="store_true",
                     help="also play the games with a uniform evaluator (search and rules alone)")
     args = ap.parse_args()
@@ -153,18 +158,25 @@ def main() -> None:
         )
     else:
         sp = SelfPlayConfig(workers=0, batch_games=args.games, max_plies=400)
-    batch = play_games(game, ev, cfg, sp, args.games, np.random.default_rng(2))
+    if args.search_batch:
+        cfg = cfg.model_copy(update={"batch": args.search_batch})
+    batch = play_games(game, ev, cfg, sp, args.games, np.random.default_rng(args.games_seed))
     print(
         f"self-play ({args.games} games, {sp.batch_games} at once, to the end): "
         f"{batch.searched_positions} "
         f"positions in {batch.seconds:.1f} s = {batch.searched_positions / batch.seconds:.1f} "
         f"positions/s, {batch.evaluations / batch.seconds:.1f} network evals/s, "
+        f"{batch.network_calls} network calls of "
+        f"{batch.evaluations / max(batch.network_calls, 1):.1f} positions on average "
+        f"(search.batch {cfg.batch}), "
         f"mean game length {batch.plies / max(batch.games, 1):.0f} plies; "
         f"{batch.searched_positions / batch.cpu_seconds:.1f} positions per CPU-second "
         f"(network on {device}, {dtype})"
     )
     if args.without_network:
-        free = play_games(game, UniformEvaluator(), cfg, sp, args.games, np.random.default_rng(2))
+        free = play_games(
+            game, UniformEvaluator(), cfg, sp, args.games, np.random.default_rng(args.games_seed)
+        )
         # Shares of CPU time, not wall time: a loaded machine slows both runs unevenly.
         per_position = free.cpu_seconds / free.searched_positions  # search and rules alone
         share = 1 - per_position * batch.searched_positions / batch.cpu_seconds

@@ -1,7 +1,12 @@
 """Self-play: a worker plays a batch of games at once, every move chosen by the batched search.
 
 Each worker keeps ``batch_games`` games going; at every step all unfinished games are searched
-together (one network call per simulation for the whole batch). A finished game yields one
+in one :func:`~agents.search.search` call, each by its own config (the best or a sampled move,
+a full or a fast search), so their leaves share every network call: one call per step of the
+search (``search.batch`` simulations of every tree; a Gumbel round at ``batch =
+max_considered``). The random draws of a step come in one order (the playout caps, the
+searches' noise, their moves, then each game's random moves), so a seed still gives the same
+games, but not those that the code before this order gave. A finished game yields one
 training sample per searched position: (observation, legal mask, search policy target, final
 result for the player who was to move). Random opening plies are played without search and
 yield no samples.
@@ -103,8 +108,9 @@ def play_games(
     plies = searched = 0
     results: list[float] = []
     max_plies = sp.max_plies or spec.max_length
-    sampled_cfg = search_cfg.model_copy(update={"temperature": sp.temperature})
-    best_cfg = search_cfg.model_copy(update={"temperature": 0.0})
+    # (full, fast) search configs of the moves played best, and of the sampled ones.
+    best = _full_and_fast(search_cfg, sp, 0.0)
+    sampled = _full_and_fast(search_cfg, sp, sp.temperature)
     # Slots keep ``batch_games`` games going: a finished game is replaced at once by a new
     # one, so every search call sees a full batch until the last games.
     started = 0
@@ -150,23 +156,27 @@ def play_games(
         slots = live
         if not slots:
             continue
+        # One search call for every game (its leaves in one network call a step), each game
+        # by its group's config: opening and late moves are the best, early ones sampled;
+        # playout-cap randomization gives some a fast search that is not learnt from.
         opening = [x for x in slots if x.ply < x.opening]
         early = [x for x in slots if x.opening <= x.ply < x.opening + sp.temperature_plies]
         late = [x for x in slots if x.ply >= x.opening + sp.temperature_plies]
-        for group, cfg in ((opening, best_cfg), (early, sampled_cfg), (late, best_cfg)):
+        moves: list[tuple[_Slot, SearchConfig, bool, bool]] = []  # slot, config, opening, record
+        for group, (full_cfg, fast_cfg) in ((opening, best), (early, sampled), (late, best)):
             full, fast = _playout_cap(group, sp, rng)
-            for part, part_cfg, record in (
-                (full, cfg, True),
-                (fast, cfg.model_copy(update={"simulations": sp.fast_simulations}), False),
-            ):
-                if not part:
-                    continue
-                masks = [_allowed_actions(game, x, sp) for x in part]
-                found = search(
-                    game, [x.state for x in part], evaluator, part_cfg, rng, root_masks=masks
-                )
-                for slot, res in zip(part, found):
-                    searched += _advance(game, slot, res, group is opening, record, sp, rng)
+            moves += [(x, full_cfg, group is opening, True) for x in full]
+            moves += [(x, fast_cfg, group is opening, False) for x in fast]
+        found = search(
+            game,
+            [x.state for x, _, _, _ in moves],
+            evaluator,
+            [c for _, c, _, _ in moves],
+            rng,
+            root_masks=[_allowed_actions(game, x, sp) for x, _, _, _ in moves],
+        )
+        for (slot, _, in_opening, record), res in zip(moves, found):
+            searched += _advance(game, slot, res, in_opening, record, sp, rng)
     shape = (0, *spec.observation_shape)
     # The evaluator's counters (an InferencePipeline's; a bare evaluator has none).
     counts = evaluator.stats() if hasattr(evaluator, "stats") else {}
@@ -186,6 +196,14 @@ def play_games(
         ownership=_stack_or_none(own_l, has_aux, (0, *spec.observation_shape[1:])),
         score=np.asarray(score_l, dtype=np.float32) if has_aux else None,
     )
+
+
+def _full_and_fast(
+    search_cfg: SearchConfig, sp: SelfPlayConfig, temperature: float
+) -> tuple[SearchConfig, SearchConfig]:
+    """The full search at ``temperature`` and the fast one (``sp.fast_simulations``)."""
+    full = search_cfg.model_copy(update={"temperature": temperature})
+    return full, full.model_copy(update={"simulations": sp.fast_simulations})
 
 
 def _stack_or_none(

@@ -23,8 +23,8 @@ values are backed up per player; non-terminal leaves go to an
 Batching: :func:`search` takes a list of states and steps every tree together: each step, every
 tree sends ``SearchConfig.batch`` descents down (1 by default: the sequential search) and all
 their leaves go to the evaluator in one call. Self-play workers search their whole batch of
-games this way, and so does the arena; a single search (a service's move) batches with
-``batch > 1``.
+games this way, each game by its own config (sampled or best move, full or fast search), and
+so does the arena; a single search (a service's move) batches with ``batch > 1``.
 """
 
 from __future__ import annotations
@@ -61,16 +61,21 @@ def search(
     game: Game,
     states: Sequence[Any],
     evaluator: Evaluator,
-    cfg: SearchConfig,
+    cfg: SearchConfig | Sequence[SearchConfig],
     rng: np.random.Generator,
     root_masks: Sequence[np.ndarray | None] | None = None,
 ) -> list[SearchResult]:
     """Search every (non-terminal) state in ``states`` together; one result per state.
 
     The leaves of all trees go to ``evaluator`` in one call per step, a step being
-    ``cfg.batch`` simulations of every tree. ``root_masks`` (one boolean mask or None per
-    state) keeps each root to some of its legal actions, e.g. self-play's no-pass rule for the
-    early game; the tree below is unchanged.
+    ``cfg.batch`` simulations of every tree. ``cfg`` is one config for every state, or one
+    per state (self-play searches its sampled and best moves, full and fast, in one call):
+    each tree then searches by its own, and gives what it gives searched alone, but for the
+    order in which the trees draw from ``rng`` (in the order of ``states``: each root's noise
+    at the start, each move at the end). Settings that wrap the evaluator
+    (``rollout_mix``, ``rollout_max_plies``) must be the same in all of them. ``root_masks``
+    (one boolean mask or None per state) keeps each root to some of its legal actions, e.g.
+    self-play's no-pass rule for the early game; the tree below is unchanged.
     """
     for s in states:
         if game.is_terminal(s):
@@ -78,18 +83,24 @@ def search(
     masks = list(root_masks) if root_masks is not None else [None] * len(states)
     if len(masks) != len(states):
         raise ValueError(f"{len(masks)} root masks for {len(states)} states")
-    if cfg.rollout_mix > 0.0:
-        evaluator = RolloutMixEvaluator(evaluator, cfg.rollout_mix, rng, cfg.rollout_max_plies)
-    algorithm = ALGORITHMS[cfg.algorithm]
-    trees = [Tree(game, s, cfg, algorithm(cfg, rng)) for s in states]
-    if not trees:
+    cfgs = [cfg] * len(states) if isinstance(cfg, SearchConfig) else list(cfg)
+    if len(cfgs) != len(states):
+        raise ValueError(f"{len(cfgs)} search configs for {len(states)} states")
+    if not cfgs:
         return []
+    mix = {(c.rollout_mix, c.rollout_max_plies if c.rollout_mix > 0 else 0) for c in cfgs}
+    if len(mix) > 1:
+        raise ValueError(f"one search call mixes its leaves' values one way, not {sorted(mix)}")
+    first = cfgs[0]
+    if first.rollout_mix > 0.0:
+        evaluator = RolloutMixEvaluator(evaluator, first.rollout_mix, rng, first.rollout_max_plies)
+    trees = [Tree(game, s, c, ALGORITHMS[c.algorithm](c, rng)) for s, c in zip(states, cfgs)]
     priors, values = evaluator.evaluate(game, [t.root.state for t in trees])
     for t, p, v, m in zip(trees, priors, values, masks):
         t.start(p, float(v), m)
     # Trees step together; with batches, one may need more steps than another (Gumbel's
-    # phases depend on the number of root actions).
-    while any(t.started < cfg.simulations for t in trees):
+    # phases depend on the number of root actions), and so may one of more simulations.
+    while any(t.started < t.cfg.simulations for t in trees):
         pending = [t for t in trees if t.descend()]
         if pending:
             leaves = [leaf.state for t in pending for leaf in t.leaves]
