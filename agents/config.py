@@ -86,15 +86,25 @@ class SearchConfig(FrozenModel):
     # search (the in-page search, and every shipped level but the TriGolden-scoring master,
     # which searches at 16: docs/training.md).
     batch: int = Field(1, ge=1, le=4096)
+    # Gumbel with batch > 1: a round of sequential halving that cuts (its descents choose one
+    # after the other which actions stay) still goes one descent at a time, but each step
+    # also sends down the descents its next picks are predicted to make, on the statistics
+    # of the moment; each root action's subtree is untouched until its next descent, so a
+    # pick that was predicted finds its leaf already evaluated. The same search, float for
+    # float with a batch-invariant evaluator; fewer network calls (agents/search/tree.py).
+    prefetch_cuts: bool = False
     # How the move is chosen from the search result: 0 = the best (ties at random),
     # > 0 = sampled from the improved policy (Gumbel) or visit counts (PUCT) ** (1/T).
     temperature: float = Field(0.0, ge=0.0, le=100.0)
 
     def as_json(self) -> dict[str, Any]:
         """The settings as JSON, for levels.json and players' identities (the arena's journal
-        keys). ``batch`` appears only when it is not 1: batch 1 is the search that every
-        shipped level and journal was made with, so their entries and keys stay as they were."""
+        keys). ``batch`` appears only when it is not 1, ``prefetch_cuts`` only when set: batch 1
+        is the search that every shipped level and journal was made with, so their entries and
+        keys stay as they were."""
         data = self.model_dump(mode="json")
         if data["batch"] == 1:
             del data["batch"]
+        if not data["prefetch_cuts"]:
+            del data["prefetch_cuts"]
         return data

@@ -23,7 +23,8 @@ on a GPU machine); the search-throughput comparison always runs on the CPU. ``--
 is the self-play games' network precision (``selfplay.inference_dtype``; default: the config's,
 else float32); compare float32 and bfloat16 by alternating runs and reading the positions per
 CPU-second (per-core speed, steadier than wall time on a loaded machine). ``--search-batch``
-overrides the search's ``batch`` (Gumbel's rounds of sequential halving in one network call).
+and ``--prefetch-cuts on|off`` override the search's ``batch`` and ``prefetch_cuts`` (Gumbel's
+rounds of sequential halving in one network call, its cutting rounds predicted).
 
     python bench/selfplay_speed.py --config configs/stereo_go_9x9.yaml --games 32 \
         --positions 0 --inference-dtype bfloat16
@@ -96,6 +97,9 @@ def main() -> None:
                     help="the self-play games' network precision (default: the config's)")
     ap.add_argument("--search-batch", type=int,
                     help="the self-play games' search.batch (default: the config's)")
+    ap.add_argument("--prefetch-cuts", choices=("on", "off"),
+                    help="search.prefetch_cuts (Gumbel's cutting rounds predicted; default: "
+                    "the config's)")
     ap.add_argument("--without-network", action="store_true",
                     help="also play the games with a uniform evaluator (search and rules alone)")
     args = ap.parse_args()
@@ -160,7 +164,10 @@ def main() -> None:
         sp = SelfPlayConfig(workers=0, batch_games=args.games, max_plies=400)
     if args.search_batch:
         cfg = cfg.model_copy(update={"batch": args.search_batch})
+    if args.prefetch_cuts:
+        cfg = cfg.model_copy(update={"prefetch_cuts": args.prefetch_cuts == "on"})
     batch = play_games(game, ev, cfg, sp, args.games, np.random.default_rng(args.games_seed))
+    prefetch = ", prefetch_cuts" if cfg.model_dump().get("prefetch_cuts") else ""
     print(
         f"self-play ({args.games} games, {sp.batch_games} at once, to the end): "
         f"{batch.searched_positions} "
@@ -168,7 +175,7 @@ def main() -> None:
         f"positions/s, {batch.evaluations / batch.seconds:.1f} network evals/s, "
         f"{batch.network_calls} network calls of "
         f"{batch.evaluations / max(batch.network_calls, 1):.1f} positions on average "
-        f"(search.batch {cfg.batch}), "
+        f"(search.batch {cfg.batch}{prefetch}), "
         f"mean game length {batch.plies / max(batch.games, 1):.0f} plies; "
         f"{batch.searched_positions / batch.cpu_seconds:.1f} positions per CPU-second "
         f"(network on {device}, {dtype})"

@@ -22,9 +22,10 @@ SP = SelfPlayConfig(workers=0, batch_games=6, random_opening_plies=6, temperatur
                     full_search_probability=0.5, fast_simulations=0, max_plies=40)
 
 
-def _play(batch: int, seed: int = 4) -> SelfPlayBatch:
+def _play(batch: int, seed: int = 4, prefetch: bool = False) -> SelfPlayBatch:
     game = make_game("stereo_go", board="9x9")
-    cfg = SearchConfig(simulations=16, max_considered=8, gumbel_scale=1.0, batch=batch)
+    cfg = SearchConfig(simulations=16, max_considered=8, gumbel_scale=1.0, batch=batch,
+                       prefetch_cuts=prefetch)
     return play_games(game, HashEvaluator(), cfg, SP, 8, np.random.default_rng(seed))
 
 
@@ -35,11 +36,13 @@ def _same(a: SelfPlayBatch, b: SelfPlayBatch) -> None:
 
 
 @pytest.mark.parametrize("batch", [4, 8])
-def test_batched_rounds_play_the_same_games(batch: int) -> None:
-    """Gumbel's batches search as one descent at a time (tests/test_search_batch.py), so with
-    an evaluator that answers a state the same in any batch the games, samples and targets
-    are those of batch 1, with fewer evaluator calls."""
-    _same(_play(batch), _play(1))
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_batched_rounds_play_the_same_games(batch: int, prefetch: bool) -> None:
+    """Gumbel's batches search as one descent at a time (tests/test_search_batch.py, with the
+    cutting rounds predicted: tests/test_search_prefetch.py), so with an evaluator that
+    answers a state the same in any batch the games, samples and targets are those of
+    batch 1, with fewer evaluator calls."""
+    _same(_play(batch, prefetch=prefetch), _play(1))
 
 
 def test_a_seed_gives_the_same_games() -> None:

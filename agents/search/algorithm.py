@@ -61,6 +61,17 @@ class Algorithm:
         on, go down together; all of them unless overridden."""
         return count
 
+    def cut_picks(self, sim: int, count: int) -> int:
+        """How many descents, from simulation ``sim`` on, choose one after the other on the
+        statistics each leaves (Gumbel's cutting rounds), so that only predicted ones can go
+        down together (``SearchConfig.prefetch_cuts``); 0: none."""
+        return 0
+
+    def ranked_root(self, root: Node, sim: int, count: int) -> list[int]:
+        """The root edges the next ``count`` descents are predicted to take (with
+        :meth:`cut_picks`)."""
+        raise NotImplementedError
+
     def select(self, node: Node) -> int:
         """The edge a descent takes at an expanded interior node."""
         raise NotImplementedError

@@ -23,7 +23,11 @@ descents before it scored them (the halving's cut), so those rounds go one desce
 by gumbel + logits alone: the unvisited actions share one completed value). The batched search
 is then the sequential one, float for float, given an evaluator that answers a state the same
 alone or in a batch (tests/test_search_batch.py), but for a root proven in the middle of a
-round (its move is the proof's either way). A network's values move by ~1e-8 with the batch's
+round (its move is the proof's either way). With ``SearchConfig.prefetch_cuts`` a cutting
+round's next picks are predicted on the statistics of the moment and their descents sent down
+early, each pick still made on the statistics the picks before it left
+(:meth:`Gumbel.ranked_root`, ``Tree._descend_cut``; tests/test_search_prefetch.py): the same
+search in fewer calls. A network's values move by ~1e-8 with the batch's
 size, so the TriGolden-scoring master, batch 16, was checked in the arena (docs/training.md).
 (Batching a whole phase, several descents into each subtree spread by virtual loss, cost
 strength: Fang Qi's top level, 64 simulations, batch 16, scored 36% against itself at batch 1
@@ -194,6 +198,28 @@ class Gumbel(Algorithm):
         """Up to the end of the current round; one in a round that cuts (:func:`rounds`)."""
         k = bisect_right(self.round_ends, sim)
         return 1 if self.cuts[k] else min(count, self.round_ends[k] - sim)
+
+    def cut_picks(self, sim: int, count: int) -> int:
+        """The descents left, up to ``count``, in the round of simulation ``sim`` if it cuts
+        (:func:`rounds`), else 0."""
+        k = bisect_right(self.round_ends, sim)
+        return min(count, self.round_ends[k] - sim) if self.cuts[k] else 0
+
+    def ranked_root(self, root: Node, sim: int, count: int) -> list[int]:
+        """The ``count`` root edges that :meth:`select_root` would take next if the statistics
+        stayed as they are (the best first): the actions with the scheduled visit count,
+        counting the descents in flight, by gumbel + logits + sigma(completed Q). Marks
+        nothing in flight."""
+        want = self.schedule[sim]
+        base, flying = self.gumbel_logits, self.in_flight
+        sigma, unvisited = completed_q_sparse(root, self.cfg)
+        scored = [
+            (-(base[i] + sigma.get(i, unvisited)), i)
+            for i, n in enumerate(root.N)
+            if n + flying.get(i, 0) == want
+        ]
+        scored.sort()
+        return [i for _, i in scored[:count]]
 
     def root_scores(self, root: Node) -> list[float]:
         """gumbel + logits + sigma(completed Q) for every root edge."""

@@ -12,7 +12,10 @@ descent of the batch prefers other lines; the backup turns the loss into the rea
 (Gumbel marks nothing: ``Algorithm.virtual_loss``).
 Two descents can still meet at the same new leaf: it is evaluated once and each descent backed
 up with its value. A descent that ends on a terminal or proven state is backed up at once. At
-``B = 1`` nothing is marked and the search is the sequential one, float for float.
+``B = 1`` nothing is marked and the search is the sequential one, float for float. With
+``cfg.prefetch_cuts`` Gumbel's cutting rounds, which go one descent at a time, also send down
+the descents their next picks are predicted to make; the picks are then made one by one, and
+a predicted leaf is used when its pick comes (:meth:`Tree._descend_cut`).
 """
 
 from __future__ import annotations
@@ -64,6 +67,12 @@ class Tree:
         # of them without virtual losses, else none), its leaf; the distinct leaves.
         self._descents: list[tuple[Path, int, Node]] = []
         self.leaves: list[Node] = []
+        # ``cfg.prefetch_cuts``: the predicted descents of a cutting round going down with this
+        # step (root edge, path, leaf; their leaves end ``self.leaves``), and those evaluated
+        # and waiting for their pick (root edge -> path, leaf, prior and value or None).
+        self.prefetch = cfg.prefetch_cuts and cfg.batch > 1
+        self._predicted: list[tuple[int, Path, Node]] = []
+        self._ready: dict[int, tuple[Path, Node, np.ndarray | None, float]] = {}
 
     def start(self, prior: np.ndarray, value: float, mask: np.ndarray | None) -> None:
         self.root.expand(self.game, prior, value, self.cfg.policy_temperature, mask)
@@ -74,24 +83,86 @@ class Tree:
         left, the algorithm's say); returns the distinct leaves that need an evaluation (pass
         their priors and values to :meth:`finish`)."""
         count = min(self.cfg.batch, self.cfg.simulations - self.started)
+        if count > 1 and self.prefetch:
+            picks = self.algorithm.cut_picks(self.started, count)
+            while picks and self._descend_cut(picks):  # a round done without the network
+                count = min(self.cfg.batch, self.cfg.simulations - self.started)
+                picks = self.algorithm.cut_picks(self.started, count) if count > 1 else 0
+            if picks or self.leaves:
+                return self.leaves
         if count > 1:
             count = self.algorithm.batch_size(self.started, count)
         for _ in range(count):
             self._descend_one()
         return self.leaves
 
+    def _descend_cut(self, picks: int) -> bool:
+        """``picks`` descents of a cutting round (``cfg.prefetch_cuts``), one after the other
+        as the sequential search makes them: each takes the root edge that
+        :meth:`Algorithm.select_root` gives on the statistics the ones before it left; one
+        whose leaf a step before predicted and evaluated is backed up at once. The first that
+        was not predicted goes down to be evaluated in this step, with the round's next picks
+        as predicted now (their subtrees are untouched until their next descent, so each finds
+        the leaf the predicted descent found). True if the round's picks are all done."""
+        root = self.root
+        while picks:
+            if root.proven is not None:  # solved: each simulation adds nothing
+                for _ in range(picks):
+                    self._descend_one()
+                return True
+            i = self.algorithm.select_root(root, self.started)
+            self.started += 1
+            picks -= 1
+            ready = self._ready.pop(i, None)
+            if ready is None:
+                self._descend_edge(i)
+                if self.leaves:  # to be evaluated: predict the rest of the round with it
+                    self._predict(picks)
+                    return False
+                continue
+            path, leaf, prior, value = ready
+            if prior is not None:
+                self._expand(leaf, prior, value)
+            proven = leaf.proven
+            self._backup(path, len(path), proven if proven is not None
+                         else _value_vector(self.game, leaf.player, leaf.raw_value))
+        return True
+
+    def _predict(self, picks: int) -> None:
+        """Send down the descents of the round's next ``picks`` picks as predicted now."""
+        game, select = self.game, self.algorithm.select
+        for i in self.algorithm.ranked_root(self.root, self.started, picks):
+            if i in self._ready:
+                continue
+            path: Path = [(self.root, i)]
+            node = self.root.child(game, i)
+            while node.expanded and node.proven is None:
+                j = select(node)
+                path.append((node, j))
+                node = node.child(game, j)
+            if node.proven is not None:
+                self._ready[i] = (path, node, None, 0.0)
+            else:
+                self._predicted.append((i, path, node))
+                self.leaves.append(node)
+
     def _descend_one(self) -> None:
-        game, algorithm = self.game, self.algorithm
         sim = self.started
         self.started += 1
         node = self.root
         if node.proven is not None:  # solved: the simulation adds nothing
             self._backup([], 0, node.proven)
             return
-        i = algorithm.select_root(node, sim)
+        self._descend_edge(self.algorithm.select_root(node, sim))
+
+    def _descend_edge(self, i: int) -> None:
+        """A descent through root edge ``i`` (its simulation counted) goes down to its leaf."""
+        game, node = self.game, self.root
+        if self._ready:  # a leaf predicted below ``i`` is no longer the next one
+            self._ready.pop(i, None)
         path: Path = [(node, i)]
         node = node.child(game, i)
-        select = algorithm.select
+        select = self.algorithm.select
         while node.expanded and node.proven is None:
             i = select(node)
             path.append((node, i))
@@ -113,12 +184,13 @@ class Tree:
 
     def finish(self, priors: np.ndarray, values: np.ndarray) -> None:
         """Expand the leaves with their evaluations and back up every descent of the batch."""
-        game, cfg = self.game, self.cfg
-        lookahead = cfg.solver and cfg.terminal_lookahead
-        for leaf, prior, value in zip(self.leaves, priors, values):
-            leaf.expand(game, prior, float(value), cfg.policy_temperature)
-            if lookahead:
-                self._look_ahead(leaf)
+        game = self.game
+        own = len(self.leaves) - len(self._predicted)
+        for leaf, prior, value in zip(self.leaves[:own], priors, values):
+            self._expand(leaf, prior, float(value))
+        for (i, path, leaf), prior, value in zip(self._predicted, priors[own:], values[own:]):
+            self._ready[i] = (path, leaf, prior, float(value))  # expanded when picked
+        self._predicted = []
         for path, unmarked, leaf in self._descents:
             if leaf.proven is not None:
                 self._backup(path, unmarked, leaf.proven)
@@ -126,6 +198,11 @@ class Tree:
                 self._backup(path, unmarked, _value_vector(game, leaf.player, leaf.raw_value))
         self._descents = []
         self.leaves = []
+
+    def _expand(self, leaf: Node, prior: np.ndarray, value: float) -> None:
+        leaf.expand(self.game, prior, value, self.cfg.policy_temperature)
+        if self.cfg.solver and self.cfg.terminal_lookahead:
+            self._look_ahead(leaf)
 
     def _look_ahead(self, node: Node) -> bool:
         """Create every child at once and solve the node if one of them ends the game in a
