@@ -30,7 +30,8 @@ rating rules until the ranks settle.
    between seasons. N seasons (seeds ``--seed`` … ``--seed`` + N − 1) over the same real
    games show each entrant's ranks with their counts and median points, and in how many
    seasons no rank is left without an AI level (:func:`season_spread`). What ``--write``
-   stores is still the season of ``--seed``.
+   then stores is each entrant's median points over the N seasons (its typical place; with
+   one season, that season's labels).
 
 Entrants: the service's AI ladder players (:mod:`serving.ladder.ai_players`) that can play
 the options ``--config`` asks for (options with trained levels, e.g. ``{}`` or
@@ -46,7 +47,8 @@ with the run (its real games' results and who each entrant was: its fingerprint)
 ``--reuse`` takes the real games already played there under the same options between the
 same players (same fingerprints, whatever their level ids are now) and plays only the pairs
 it lacks: a level inserted into a ladder plays the others, the rest is not played again
-(``--play-again``: these entrants' pairs are played anyway, e.g. with more games).
+(``--play-again``: these entrants' pairs, or these pairs ``A|B``, are played anyway, e.g.
+with more games).
 ``--fit-levels`` then fits the trained ladder's Elo (its levels.json) again with these games
 for the pairs its calibration lacks (:func:`training.levels.refit_levels`), so an inserted
 level gets its Elo and the ladder's strict order is checked.
@@ -280,6 +282,13 @@ def reused(path: Path, config: dict[str, Any],
     return matrix
 
 
+def replayed(pair: tuple[str, str], again: list[str]) -> bool:
+    """Whether ``--play-again`` names this pair: one of its two entrants, or the pair itself
+    as ``A|B`` (either order)."""
+    a, b = pair
+    return bool({a, b, f"{a}|{b}", f"{b}|{a}"} & set(again))
+
+
 def win_rate(matrix: dict[tuple[str, str], tuple[float, int]], a: str, b: str) -> float:
     """How often ``a`` beats ``b`` (smoothed; two copies of one entrant: even)."""
     if a == b:
@@ -378,6 +387,17 @@ class Spread:
     def median_points(self, name: str) -> float:
         return statistics.median(lab[name]["points"] for lab in self.labels)
 
+    def median_labels(self) -> dict[str, dict[str, Any]]:
+        """The first season's labels with each entrant's median points over the seasons (and
+        the rank of those): what ``--write`` stores after several seasons, a level's typical
+        place rather than one draw of it."""
+        out = {}
+        for name, entry in self.labels[0].items():
+            points = int(self.median_points(name))
+            out[name] = {**entry, "points": points, "rank": rules.rank_of(points).name,
+                         "seasons": len(self.seeds)}
+        return out
+
 
 def season_spread(copies_factory: Callable[[], list[Copy]], rounds: int,
                   matrix: dict[tuple[str, str], tuple[float, int]], seeds: list[int],
@@ -436,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="N > 1: after the season of --seed, N seasons (seeds --seed ... "
                    "--seed + N - 1) over the same games, summarised (each entrant's ranks "
                    "and median points, the seasons with no rank left without an AI level); "
-                   "--write still stores the season of --seed")
+                   "--write then stores each entrant's median points over the seasons")
     p.add_argument("--opening-plies", type=int, default=2,
                    help="random moves that open each pair of real games (colours swapped)")
     p.add_argument("--anchor", default="random",
@@ -445,8 +465,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="take the games the same players already played under these options "
                    "from the calibration file; play only the pairs it lacks")
     p.add_argument("--play-again", nargs="*", default=[], metavar="ENTRANT",
-                   help="with --reuse: these entrants' pairs are played again (e.g. with "
-                   "more games), not taken from the file")
+                   help="with --reuse: these entrants' pairs, or these pairs ('A|B'), are "
+                   "played again (e.g. with more games), not taken from the file")
     p.add_argument("--fit-levels", action="store_true",
                    help="fit the trained ladder's Elo (levels.json) again with these games "
                    "for the pairs its calibration lacks (levels inserted since)")
@@ -466,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.seasons < 1:
         p.error("--seasons must be >= 1")
     matrix = reused(calibration, config, found) if args.reuse else {}
-    matrix = {k: v for k, v in matrix.items() if not set(k) & set(args.play_again)}
+    matrix = {k: v for k, v in matrix.items() if not replayed(k, args.play_again)}
     if matrix:
         print(f"{len(matrix)} pairs' games taken from {calibration}")
     fresh = measure(found, args.games_per_pair, args.workers, args.seed, print,
@@ -496,13 +516,19 @@ def main(argv: list[str] | None = None) -> int:
     print("ranks without an AI level within one rank (18K up to the strongest): "
           + (", ".join(ranks_without_ai(served)) or "none"))
     if args.seasons > 1:
-        print_spread(season_spread(
+        spread = season_spread(
             lambda: [Copy(e, i) for e in found for i in range(args.copies)], args.rounds,
-            matrix, list(range(args.seed, args.seed + args.seasons)), anchor))
+            matrix, list(range(args.seed, args.seed + args.seasons)), anchor)
+        print_spread(spread)
+        result = spread.median_labels()
+        print("stored (median points over the seasons): ranks without an AI level within one "
+              "rank: " + (", ".join(ranks_without_ai(
+                  [e["points"] for e in result.values() if e["player_id"]])) or "none"))
     if args.write:
         meta = {"config": config, "extra": args.extra, "copies": args.copies,
                 "opening_plies": args.opening_plies if fresh else None,
-                "rounds": args.rounds, "seed": args.seed, "anchor": anchor,
+                "rounds": args.rounds, "seed": args.seed, "seasons": args.seasons,
+                "anchor": anchor,
                 "real_games": sum(g for _, g in matrix.values()),
                 "play_seconds": round(play_seconds), "reused": args.reuse,
                 "played_pairs": sorted(f"{a}|{b}" for a, b in fresh),

@@ -3,8 +3,8 @@
     python scripts/insert_level.py checkpoints/stereo_go/board-9x9 --label expert \
         --checkpoint stereo_go-iter0500.pt --below master --search '{"simulations": 32}'
     python scripts/insert_level.py checkpoints/stereo_go/board-9x9 --label grandmaster \
-        --checkpoint stereo_go-iter0800.pt --source checkpoints/stereo_go/stages/9x9/stage-000800.pt \
-        --above master
+        --checkpoint stereo_go-iter0800.pt --above master \
+        --source checkpoints/stereo_go/stages/9x9/stage-000800.pt
 
 (``--source`` exports a training run's stage as the level's weight file first),
 

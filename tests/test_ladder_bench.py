@@ -18,6 +18,7 @@ from bench.ladder_levels import (  # noqa: E402
     labels,
     measure,
     play,
+    replayed,
     reused,
     season,
     season_spread,
@@ -102,7 +103,7 @@ def _one_season(seed: int) -> dict[str, dict]:
 
 def test_a_spread_is_the_seasons_of_consecutive_seeds() -> None:
     """Season k of a spread is the single season of seed k (so --seasons 1 is today's
-    season, and the first of N is what --write stores); seeds differ, so seasons do."""
+    season, and the first of N is the season of --seed); seeds differ, so seasons do."""
     spread = season_spread(_copies, 300, _MATRIX, [7, 8, 9, 10, 11], "random")
     alone = [_one_season(s) for s in (7, 8, 9, 10, 11)]
     assert spread.seeds == (7, 8, 9, 10, 11) and list(spread.labels) == alone
@@ -116,6 +117,13 @@ def test_a_spread_is_the_seasons_of_consecutive_seeds() -> None:
     assert list(spread.holes) == holes
     assert spread.without_holes == sum(not h for h in holes)
     assert 0 < spread.without_holes < 5  # these seeds leave a rank open in some seasons only
+
+
+def test_play_again_names_entrants_or_single_pairs() -> None:
+    """--play-again takes an entrant (all its pairs) or one pair as A|B, in either order."""
+    assert replayed(("a", "b"), ["a"]) and replayed(("a", "b"), ["b"])
+    assert replayed(("a", "b"), ["a|b"]) and replayed(("a", "b"), ["b|a"])
+    assert not replayed(("a", "b"), ["a|c", "c"]) and not replayed(("a", "b"), [])
 
 
 def _label(points: int, served: bool = True) -> dict:
@@ -140,3 +148,7 @@ def test_the_spread_counts_holes_of_served_levels_only() -> None:
     assert spread.common_holes() == [("16K", 2), ("15K", 1)]
     assert spread.ranks("a") == [("13K", 1), ("14K", 1), ("16K", 2)]
     assert spread.median_points("a") == (2_500 + 4_200) / 2
+    stored = spread.median_labels()  # what --write keeps after several seasons
+    assert stored["a"]["points"] == 3_350 and stored["a"]["rank"] == "15K"
+    assert stored["random"]["points"] == 0 and stored["a"]["seasons"] == 4
+    assert stored["a"]["player_id"] == "ai-x" and "ref" not in stored  # first season's names

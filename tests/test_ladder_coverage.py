@@ -72,11 +72,19 @@ def test_the_anchor_plays_every_option_set_and_covers_the_bottom_ranks() -> None
         assert not {"18K", "17K"} & set(_holes(key)), key
 
 
-# Every option set still leaves ranks open (docs/ladder.md, "What is left, and why": the rank
-# below the strongest level's drift, and gaps between levels on the cylinder), so the goal
-# is marked as not met yet; strict, so the day it is met the marker must go.
-@pytest.mark.xfail(strict=True, reason="ranks without an AI level remain: docs/ladder.md")
-@pytest.mark.parametrize("key", KEYS, ids=[k or "default" for k in KEYS])
+#: The option sets whose levels still leave ranks open (docs/ladder.md, "What is left, and
+#: why": gaps between levels on the cylinders, and 2K between 9x9 area's elite and master),
+#: so the goal is marked as not met there yet; strict, so the day it is met the marker must go.
+STILL_OPEN = {"", "board-9x9+rules-area", "max_moves-400+rules-area"}
+
+
+def _coverage_case(key: str) -> object:
+    marks = [pytest.mark.xfail(strict=True, reason="ranks without an AI level remain: "
+                               "docs/ladder.md")] if key in STILL_OPEN else []
+    return pytest.param(key, marks=marks, id=key or "default")
+
+
+@pytest.mark.parametrize("key", [_coverage_case(k) for k in KEYS])
 def test_the_levels_of_each_option_set_leave_no_rank_without_an_ai(key: str) -> None:
     holes = _holes(key)
     assert holes == [], f"options {key or 'default'}: no AI level within one rank of {holes}"
