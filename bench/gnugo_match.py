@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import sys
@@ -148,6 +149,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--opening-plies", type=int, default=4,
                     help="random moves that open each pair of games (0 = none)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--record", type=Path, default=None,
+                    help="append each game (colours, opening, moves, end, result) to this "
+                    "file as a JSON line, to replay and study")
     ap.add_argument("--opponent-log", type=Path, default=None,
                     help="append the opponent's standard error here (Pachi logs each search: "
                          "its playouts, the winner's value, warnings)")
@@ -190,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         qz = stack.enter_context(
             TimedClient(qizero_argv(args.player, args.board, args.komi, args.seed)))
         op = stack.enter_context(TimedClient(opp.argv, stderr=log))
+        record = stack.enter_context(open(args.record, "a")) if args.record else None
         for i in range(args.games):
             qz_black = i % 2 == 0
             black, white = (qz, op) if qz_black else (op, qz)
@@ -206,6 +211,14 @@ def main(argv: list[str] | None = None) -> int:
             won = rec.winner == (0 if qz_black else 1)
             wins += won
             result = "resign" if rec.margin is None else format_score(rec.margin)
+            if record is not None:
+                record.write(json.dumps({
+                    "player": args.player, "opponent": opp.label, "seed": args.seed,
+                    "game": i + 1, "qizero": "black" if qz_black else "white",
+                    "board": args.board, "komi": args.komi, "opening": opening,
+                    "moves": rec.moves, "end": rec.end, "result": result,
+                    "qizero_won": bool(won)}) + "\n")
+                record.flush()
             times = (f"qizero {per_move(qz.seconds - before[1], qz.moves - before[0])}, "
                      f"{opp.name} {per_move(op.seconds - before[3], op.moves - before[2])}")
             print(f"game {i + 1}: qizero {'black' if qz_black else 'white'}, "

