@@ -30,6 +30,7 @@ from agents.evaluator import (  # noqa: E402
     observations_and_masks,
 )
 from agents.inference import InferencePipeline  # noqa: E402
+from bench.selfplay_speed import sample_positions  # noqa: E402
 from training.config import load_config  # noqa: E402
 from training.selfplay import play_games  # noqa: E402
 
@@ -68,21 +69,6 @@ def evaluate_in_batches(
     return np.concatenate([p for p, _ in parts]), np.concatenate([v for _, v in parts])
 
 
-def random_positions(game, n: int, rng: np.random.Generator) -> list:
-    """Non-terminal positions from uniformly random games, at random depths."""
-    out = []
-    while len(out) < n:
-        s = game.initial_state()
-        for _ in range(int(rng.integers(0, 120))):
-            if game.is_terminal(s):
-                break
-            legal = np.flatnonzero(game.legal_mask(s))
-            s = game.apply(s, int(legal[rng.integers(len(legal))]))
-        if not game.is_terminal(s):
-            out.append(s)
-    return out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--checkpoint", required=True)
@@ -103,7 +89,8 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     sp = run.selfplay.model_copy(update={"workers": 0, "batch_games": args.games})
     played = play_games(game, InferencePipeline(f32.infer), run.search, sp, args.games, rng)
-    obs_r, masks_r = observations_and_masks(game, random_positions(game, args.random, rng))
+    randoms = sample_positions(game, args.random, rng, max_depth=120)
+    obs_r, masks_r = observations_and_masks(game, randoms)
     sets = {"self-play": (played.obs, played.mask), "random games": (obs_r, masks_r),
             "all": (np.concatenate([played.obs, obs_r]), np.concatenate([played.mask, masks_r]))}
     print(f"{args.checkpoint}: float32 vs bfloat16 (autocast, traced), {args.batch} rows a call")

@@ -61,12 +61,13 @@ from training.config import SelfPlayConfig, load_config  # noqa: E402
 from training.selfplay import play_games  # noqa: E402
 
 
-def sample_positions(game, n: int, rng: np.random.Generator) -> list:
-    """Non-terminal positions from uniformly random games, at random depths."""
+def sample_positions(game, n: int, rng: np.random.Generator, max_depth: int = 80) -> list:
+    """Non-terminal positions from uniformly random games, at random depths below
+    ``max_depth``."""
     out = []
     while len(out) < n:
         s = game.initial_state()
-        depth = int(rng.integers(0, 80))
+        depth = int(rng.integers(0, max_depth))
         for _ in range(depth):
             if game.is_terminal(s):
                 break

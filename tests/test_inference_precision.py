@@ -59,7 +59,7 @@ def _network_and_positions(n: int) -> tuple[envs.Game, torch.nn.Module, np.ndarr
         if isinstance(module, torch.nn.BatchNorm2d):
             module.running_mean.uniform_(-0.5, 0.5)
             module.running_var.uniform_(0.5, 2.0)
-    states = _bench().random_positions(game, n, np.random.default_rng(3))
+    states = _bench().sample_positions(game, n, np.random.default_rng(3), max_depth=120)
     obs, masks = observations_and_masks(game, states)
     return game, model.eval(), obs, masks
 
