@@ -168,7 +168,7 @@ def main() -> None:
     if args.prefetch_cuts:
         cfg = cfg.model_copy(update={"prefetch_cuts": args.prefetch_cuts == "on"})
     batch = play_games(game, ev, cfg, sp, args.games, np.random.default_rng(args.games_seed))
-    prefetch = ", prefetch_cuts" if cfg.model_dump().get("prefetch_cuts") else ""
+    prefetch = ", prefetch_cuts" if cfg.prefetch_cuts else ""
     print(
         f"self-play ({args.games} games, {sp.batch_games} at once, to the end): "
         f"{batch.searched_positions} "

@@ -140,7 +140,7 @@ def test_a_later_network_is_exported_and_put_above_the_top_level(tmp_path: Path)
     for (name, a), b in zip(exported.state_dict().items(), trained.state_dict().values()):
         assert torch.equal(a, b), name
     with pytest.raises(ConfigError, match="exists"):  # an exported file is never overwritten
-        insert_level(out, "top2", "late.pt", {}, above="top", source=stage)
+        insert_level(out, "top2", "late.pt", {"simulations": 4}, above="top", source=stage)
 
 
 def test_build_levels_from_a_stage_folder(tmp_path: Path) -> None:

@@ -553,15 +553,15 @@ def insert_level(
         raise ConfigError(f"{folder / LEVELS_FILE} already has a level {label!r}")
     if neighbour not in labels:
         raise ConfigError(f"{folder / LEVELS_FILE} has no level {neighbour!r}: {labels}")
+    index = labels.index(neighbour)
+    settings = SearchConfig.model_validate({**levels[index].search, **search}).as_json()
+    if any(e.checkpoint == checkpoint and e.search == settings for e in levels):
+        raise ConfigError(f"a level of {folder} already plays {checkpoint} with {settings}")
     path = folder / checkpoint
     if source is not None:
         _export_weights(Path(source), path, ladder)
     if not path.is_file():
         raise ConfigError(f"no network {path}: levels play files beside their levels.json")
-    index = labels.index(neighbour)
-    settings = SearchConfig.model_validate({**levels[index].search, **search}).as_json()
-    if any(e.checkpoint == checkpoint and e.search == settings for e in levels):
-        raise ConfigError(f"a level of {folder} already plays {checkpoint} with {settings}")
     levels.insert(index if below is not None else index + 1, LevelEntry(
         id=0, label=label, checkpoint=checkpoint, iteration=load_model(path).iteration,
         search=settings, sha256=file_digest(path)))
