@@ -100,3 +100,42 @@ def _atomic_save(data: dict[str, Any], path: Path) -> None:
     tmp = path.with_name(path.name + ".tmp")
     torch.save(data, tmp)
     tmp.replace(path)
+
+
+def grow_stage(
+    source: Path, config: dict[str, Any], folder: Path, *, seed: int = 0, noise: float = 1e-3
+) -> Path:
+    """Start stage folder ``folder`` for ``config`` (a resolved run config whose network is a
+    wider and deeper grid ResNet) from the source run's stage ``source``: its weights grown
+    to the new shape (:func:`agents.network_growth.grow_resnet`, the same play), the
+    source's iteration and step, no optimizer state. ``qizero train CONFIG --resume-stage
+    FOLDER`` then goes on from there. Refuses a folder that already has stages."""
+    from agents.checkpoint import code_commit, load_model, save_checkpoint
+    from agents.config import NetworkConfig
+    from agents.network_growth import grow_resnet
+
+    folder = Path(folder)
+    if stage_iterations(folder):
+        raise QizeroError(f"{folder} already has stages: grow into a new folder")
+    loaded = load_model(source)
+    if loaded.game.spec.id != config["game"]["id"]:
+        raise QizeroError(f"{source} is a {loaded.game.spec.id} network, the config is for "
+                          f"{config['game']['id']}")
+    target = NetworkConfig.model_validate(config["network"])
+    grown = grow_resnet(loaded.model, loaded.game.spec, target, seed=seed, noise=noise)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    out = stage_path(folder, loaded.iteration)
+    save_checkpoint(
+        out,
+        game_id=config["game"]["id"],
+        game_options=config["game"]["options"],
+        network=target,
+        model=grown,
+        iteration=loaded.iteration,
+        step=loaded.step,
+        config=config,
+        commit=code_commit(),
+        extra={"grown_from": str(source), "elo": float(loaded.data.get("extra", {}).get("elo", 0))},
+    )
+    return out
