@@ -41,7 +41,8 @@ def grow_resnet(
 ) -> nn.Module:
     """A ``target``-shaped GridResNet that computes what ``source`` does (up to ``noise``,
     the relative size of the symmetry-breaking perturbation; 0: exactly, up to float
-    rounding). ``target`` may only add channels and blocks; its other fields must match."""
+    rounding). ``target`` may only add channels and blocks; its other fields must match.
+    The same ``seed`` grows the same weights."""
     if not isinstance(source, GridResNet):
         raise ConfigError(f"only the grid ResNet grows, not {type(source).__name__}")
     old_ch = source.stem[0].out_channels
@@ -58,17 +59,19 @@ def grow_resnet(
     if source.value_fc[0].out_features != target.value_hidden:
         raise ConfigError("the grown network must keep the source's value_hidden")
     gen = torch.Generator().manual_seed(seed)
-    grown = build_network(spec, target)
+    with torch.random.fork_rng():  # the new blocks' initial weights come from the seed too
+        torch.manual_seed(seed)
+        grown = build_network(spec, target)
     assert isinstance(grown, GridResNet)
     stream = _copies(old_ch, target.channels, gen)
     with torch.no_grad():
-        _copy_out(source.stem[0], grown.stem[0], stream)
+        grown.stem[0].weight.copy_(source.stem[0].weight[stream])
         _copy_bn(source.stem[1], grown.stem[1], stream)
-        placed = _placed_blocks(grown, old_blocks)
-        for old, new in zip(source.trunk, placed):
-            _grow_block(old, new, stream, gen, noise)
-        for block in grown.trunk:
-            if all(block is not b for b in placed):
+        olds, placed = iter(source.trunk), _placed_blocks(len(grown.trunk), old_blocks)
+        for index, block in enumerate(grown.trunk):
+            if index in placed:
+                _grow_block(next(olds), block, stream, gen, noise)
+            else:
                 _make_identity(block)
         _copy_reader(source.policy_conv[0], grown.policy_conv[0], stream, gen, noise)
         _copy_all(source.policy_conv[1], grown.policy_conv[1])
@@ -93,11 +96,10 @@ def _copies(old: int, new: int, gen: torch.Generator) -> torch.Tensor:
     return torch.cat([torch.arange(old), extra])
 
 
-def _placed_blocks(grown: GridResNet, old_blocks: int) -> list[nn.Module]:
-    """The grown trunk's blocks that take the old blocks' weights, in order; the others are
-    the new identity blocks, spread evenly between them."""
-    n = len(grown.trunk)
-    return [grown.trunk[(i * n) // old_blocks] for i in range(old_blocks)]
+def _placed_blocks(blocks: int, old_blocks: int) -> set[int]:
+    """Which of the grown trunk's ``blocks`` take the old blocks' weights (in order); the
+    others are the new identity blocks, spread evenly between them."""
+    return {(i * blocks) // old_blocks for i in range(old_blocks)}
 
 
 def _grow_block(
@@ -145,10 +147,6 @@ def _perturbed(
     scale = noise * float(weight.abs().mean())
     jitter = torch.randn(weight.shape, generator=gen, dtype=weight.dtype) * scale
     return weight + jitter * shared.reshape(shape)
-
-
-def _copy_out(old: nn.Conv2d, new: nn.Conv2d, copies: torch.Tensor) -> None:
-    new.weight.copy_(old.weight[copies])
 
 
 def _copy_bn(old: nn.BatchNorm2d, new: nn.BatchNorm2d, copies: torch.Tensor) -> None:

@@ -66,6 +66,19 @@ def test_noise_breaks_the_copies_symmetry_and_keeps_the_play_close() -> None:
     assert not torch.equal(logits_a, logits_b)
 
 
+def test_the_same_seed_grows_the_same_weights() -> None:
+    source = _trained_like(SMALL)
+    target = SMALL.model_copy(update={"channels": 9, "blocks": 4})
+    a, b = (grow_resnet(source, GAME.spec, target, seed=5, noise=1e-3) for _ in range(2))
+    torch.manual_seed(123)  # the global generator's state does not matter
+    c = grow_resnet(source, GAME.spec, target, seed=5, noise=1e-3)
+    for (name, x), y, z in zip(a.state_dict().items(), b.state_dict().values(),
+                               c.state_dict().values()):
+        assert torch.equal(x, y) and torch.equal(x, z), name
+    other = grow_resnet(source, GAME.spec, target, seed=6, noise=1e-3)
+    assert not torch.equal(a.trunk[1].conv1.weight, other.trunk[1].conv1.weight)
+
+
 def test_growth_refuses_what_it_cannot_do() -> None:
     source = _trained_like(SMALL)
     with pytest.raises(ConfigError, match="only adds"):

@@ -26,6 +26,9 @@ from typing import Any
 import torch
 import yaml
 
+from agents.checkpoint import code_commit, load_model, save_checkpoint
+from agents.config import NetworkConfig
+from agents.network_growth import grow_resnet
 from envs.core import QizeroError
 
 _STAGE = re.compile(r"^stage-(\d{6})\.pt$")
@@ -110,10 +113,6 @@ def grow_stage(
     to the new shape (:func:`agents.network_growth.grow_resnet`, the same play), the
     source's iteration and step, no optimizer state. ``qizero train CONFIG --resume-stage
     FOLDER`` then goes on from there. Refuses a folder that already has stages."""
-    from agents.checkpoint import code_commit, load_model, save_checkpoint
-    from agents.config import NetworkConfig
-    from agents.network_growth import grow_resnet
-
     folder = Path(folder)
     if stage_iterations(folder):
         raise QizeroError(f"{folder} already has stages: grow into a new folder")
