@@ -4,6 +4,7 @@
 
 import { t, tOr } from '../i18n.js';
 import '../i18n/ladder.js';
+import { levelName } from '../i18n/levels.js';
 
 /** A board as people write it: "9×9", or the cylinder in words. */
 export const boardName = (board) => (board === 'cylinder'
@@ -32,7 +33,7 @@ export function playerName(player) {
   if (!player) return '';
   const ai = player.kind === 'ai' ? player.ai : null;
   if (!ai) return player.name;
-  const label = tOr(`ladder.level.${ai.label}`, ai.label);
+  const label = levelName(ai.label);
   if (!ai.options) return t('ladder.aiName', { label });
   const options = Object.entries(ai.options).map(([k, v]) => optionWords(k, v))
     .join(t('ladder.listSep'));
