@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from training.levels import insert_level  # noqa: E402
+from training.level_edits import insert_level  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,10 +16,10 @@ from envs import make_game
 from envs.core import ConfigError
 from training.config import config_from_dict
 from training.learner import Learner
+from training.level_edits import insert_level, relabel_levels
 from training.levels import (
     build_levels,
     calibration_pairs,
-    insert_level,
     refit_levels,
     resolve_iteration,
     run_checkpoints,
@@ -111,6 +111,46 @@ def test_a_level_inserted_into_a_ladder_is_fitted_with_the_games_it_played(
     assert new[("weak", "strong")] == old[("weak", "strong")]  # its calibration games kept
     assert new[("middle", "strong")] == {"a": "middle", "b": "strong", "a_wins": 3,
                                          "draws": 1, "b_wins": 8}
+
+
+def test_levels_are_renamed_everywhere_the_ladder_names_them(tmp_path: Path) -> None:
+    """A chain of renames is one edit: the levels and every place the calibration names them
+    take the new labels; the games, Elo and networks stay; a rename that would leave two
+    players with one name, or names no level, changes nothing."""
+    cfg = config_from_dict(RUN)
+    Learner(cfg, tmp_path / "run", tensorboard=False).run(progress=False)
+    out = tmp_path / "ship"
+    report = build_levels(cfg, tmp_path / "run", out, log=lambda _: None)
+    report.path.replace(out / "levels.json")
+    weak = json.loads((out / "levels.json").read_text())["levels"][0]
+    insert_level(out, "middle", weak["checkpoint"], {"simulations": 4}, below="strong")
+    refit = refit_levels(out, [("random", "middle", 10, 0, 2), ("weak", "middle", 2, 0, 10),
+                               ("middle", "strong", 3, 1, 8)],
+                         {"by": "test", "games_per_pair": 12})
+    refit.path.replace(out / "levels.json")  # the tiny ladder's order does not matter here
+    before = json.loads((out / "levels.json").read_text())
+    for renames, error in (({"weak": "strong"}, "two players 'strong'"),
+                           ({"weak": "random"}, "two players 'random'"),
+                           ({"expert": "elite"}, "no level 'expert'")):
+        with pytest.raises(ConfigError, match=error):
+            relabel_levels(out, renames)
+    assert json.loads((out / "levels.json").read_text()) == before
+
+    levels = relabel_levels(out, {"weak": "novice", "middle": "weak"})
+    assert [(lv.id, lv.label) for lv in levels] == [(1, "novice"), (2, "weak"), (3, "strong")]
+    after = json.loads((out / "levels.json").read_text())
+    calib, old = after["calibration"], before["calibration"]
+    renamed = {"weak": "novice", "middle": "weak"}
+    assert calib["players"] == [renamed.get(p, p) for p in old["players"]]
+    assert calib["elo"] == old["elo"] and calib["games_per_pair"] == old["games_per_pair"]
+    assert [(a["upper"], a["lower"]) for a in calib["adjacent"]] == [
+        ("novice", "random"), ("weak", "novice"), ("strong", "weak")]
+    assert calib["added"][0]["pairs"] == ["random|weak", "novice|weak", "weak|strong"]
+    assert calib["matches"] == [
+        {**m, "a": renamed.get(m["a"], m["a"]), "b": renamed.get(m["b"], m["b"])}
+        for m in old["matches"]]
+    for a, b in zip(after["levels"], before["levels"]):
+        assert {**a, "label": None} == {**b, "label": None}  # only the names changed
 
 
 def test_a_later_network_is_exported_and_put_above_the_top_level(tmp_path: Path) -> None:
