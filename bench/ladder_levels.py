@@ -52,6 +52,11 @@ with more games).
 ``--fit-levels`` then fits the trained ladder's Elo (its levels.json) again with these games
 for the pairs its calibration lacks (:func:`training.levels.refit_levels`), so an inserted
 level gets its Elo and the ladder's strict order is checked.
+``--what-if ELO ...`` plans an insertion before any network is tried: hypothetical levels
+at those Elo (the trained ladder's fitted scale, random = 0) enter the seasons, each game
+against an entrant won as often as the Elo difference says (:func:`hypothetical`); nothing
+is played for them and nothing is written. It shows where a level would have to be for the
+open ranks to close, and what the levels around it would do (the labels are relative).
 
 Usage:
   python bench/ladder_levels.py --config '{"board": "9x9"}' --extra mcts:8 mcts:128 \\
@@ -470,6 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fit-levels", action="store_true",
                    help="fit the trained ladder's Elo (levels.json) again with these games "
                    "for the pairs its calibration lacks (levels inserted since)")
+    p.add_argument("--what-if", nargs="+", type=float, default=[], metavar="ELO",
+                   help="hypothetical levels at these Elo (the trained ladder's scale) join "
+                   "the seasons; no games, nothing written (plans an insertion)")
     p.add_argument("--checkpoints", type=Path, default=ROOT / "checkpoints")
     p.add_argument("--write", action="store_true",
                    help=f"merge the labels into checkpoints/{GAME}/{CALIBRATION_FILE}")
@@ -485,6 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--opening-plies must be >= 0")
     if args.seasons < 1:
         p.error("--seasons must be >= 1")
+    if args.what_if and (args.write or args.fit_levels):
+        p.error("--what-if plans: its levels are not real, so --write and --fit-levels are refused")
     matrix = reused(calibration, config, found) if args.reuse else {}
     matrix = {k: v for k, v in matrix.items() if not replayed(k, args.play_again)}
     if matrix:
@@ -493,6 +503,11 @@ def main(argv: list[str] | None = None) -> int:
                     args.opening_plies, frozenset(frozenset(k) for k in matrix))
     matrix.update(fresh)
     play_seconds = time.monotonic() - t0
+    if args.what_if:
+        try:
+            found = found + hypothetical(found, matrix, config, args.what_if, args.checkpoints)
+        except ValueError as exc:
+            p.error(str(exc))
     anchor = args.anchor if any(e.name == args.anchor for e in found) else None
     print(f"\n{GAME} {config}: {sum(g for _, g in matrix.values())} real games, "
           f"{play_seconds:.0f} s; win rates (row beats column):")
@@ -540,6 +555,38 @@ def main(argv: list[str] | None = None) -> int:
     if args.fit_levels:
         return fit_levels(found, matrix, config, args)
     return 0
+
+
+def hypothetical(found: list[Entrant], matrix: dict[tuple[str, str], tuple[float, int]],
+                 config: dict[str, Any], elos: list[float],
+                 checkpoints: Path) -> list[Entrant]:
+    """Entrants for ``--what-if``: one level per Elo in ``elos`` (named ``what-if-<Elo>``,
+    counted as a served level), whose win rate against each entrant, and each other, is the
+    Elo expectation ``1 / (1 + 10 ** (-difference / 400))``, entered into ``matrix`` (as a
+    million games, so the smoothing of :func:`win_rate` changes nothing). The entrants' Elo
+    are the trained ladder's (levels.json, random = 0); an entrant without one (an extra
+    reference player, a level not fitted yet) is refused: its place on that scale is not
+    known."""
+    from agents.levels_file import LevelsFile
+    from agents.players import levels_folder
+
+    ladder = LevelsFile.read(levels_folder(make_game(GAME, **config), checkpoints))
+    elo = {"random": 0.0, **{lv.label: lv.elo for lv in ladder.levels if lv.elo is not None}}
+    known: dict[str, float] = {}
+    for e in found:
+        key = e.label or e.name
+        if key not in elo:
+            raise ValueError(f"--what-if: no Elo for {e.name} in the ladder of {config}")
+        known[e.name] = elo[key]
+    games = 1_000_000
+    added = []
+    for x in elos:
+        level = Entrant(f"what-if-{x:g}", f"what-if-{x:g}", "", dict(config))
+        for name, y in known.items():
+            matrix[(level.name, name)] = (games / (1 + 10 ** ((y - x) / 400)), games)
+        known[level.name] = x
+        added.append(level)
+    return added
 
 
 def fit_levels(found: list[Entrant], matrix: dict[tuple[str, str], tuple[float, int]],

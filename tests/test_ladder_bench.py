@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -15,6 +17,7 @@ from bench.ladder_levels import (  # noqa: E402
     Entrant,
     Spread,
     entrants,
+    hypothetical,
     labels,
     measure,
     play,
@@ -22,6 +25,7 @@ from bench.ladder_levels import (  # noqa: E402
     reused,
     season,
     season_spread,
+    win_rate,
 )
 from serving.ladder.ai_players import ranks_without_ai  # noqa: E402
 
@@ -152,3 +156,25 @@ def test_the_spread_counts_holes_of_served_levels_only() -> None:
     assert stored["a"]["points"] == 3_350 and stored["a"]["rank"] == "15K"
     assert stored["random"]["points"] == 0 and stored["a"]["seasons"] == 4
     assert stored["a"]["player_id"] == "ai-x" and "ref" not in stored  # first season's names
+
+
+def test_what_if_levels_win_as_their_elo_says(tmp_path: Path) -> None:
+    """``--what-if``: a hypothetical level beats each entrant, and the next hypothetical one,
+    as often as the ladder's Elo difference says (random = 0); an entrant without an Elo on
+    that scale is refused."""
+    folder = tmp_path / "stereo_go" / "board-9x9"
+    folder.mkdir(parents=True)
+    (folder / "levels.json").write_text(json.dumps({
+        "game": "stereo_go", "game_options": NINE,
+        "levels": [{"id": 1, "label": "low", "player": "mcts:2", "elo": 400.0}]}))
+    found = entrants(NINE, ["random"], tmp_path)
+    matrix: dict[tuple[str, str], tuple[float, int]] = {}
+    added = hypothetical(found, matrix, NINE, [400.0, 800.0], tmp_path)
+    assert [e.name for e in added] == ["what-if-400", "what-if-800"]
+    assert all(e.player_id for e in added)  # counted as levels where ranks are open
+    assert win_rate(matrix, "what-if-400", "board-9x9-1") == pytest.approx(0.5)
+    assert win_rate(matrix, "what-if-400", "random") == pytest.approx(10 / 11)
+    assert win_rate(matrix, "what-if-800", "what-if-400") == pytest.approx(10 / 11)
+    assert win_rate(matrix, "random", "what-if-800") == pytest.approx(1 / 101, abs=1e-5)
+    with pytest.raises(ValueError, match="no Elo for mcts8"):
+        hypothetical(entrants(NINE, ["mcts:8"], tmp_path), {}, NINE, [500.0], tmp_path)
