@@ -66,6 +66,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -236,13 +237,11 @@ def measure(found: list[Entrant], per_pair: int, workers: int, seed: int,
                 batches.append(batch)
                 keys.append((a.name, b.name, [game[0].name for game in batch]))
     t0 = time.monotonic()
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            results = list(pool.map(play, batches))
-    else:
-        results = []
-        for n, batch in enumerate(batches):
-            results.append(play(batch))
+    results = []
+    with ProcessPoolExecutor(workers) if workers > 1 else contextlib.nullcontext() as pool:
+        played = pool.map(play, batches) if pool is not None else map(play, batches)
+        for n, result in enumerate(played):  # in order, each as soon as it is there
+            results.append(result)
             log(f"{n + 1}/{len(batches)} pairs, {time.monotonic() - t0:.0f} s")
     tally: dict[tuple[str, str], list[float]] = {}
     for (a, b, blacks), pair in zip(keys, results):
