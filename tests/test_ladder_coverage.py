@@ -100,9 +100,8 @@ def _names(path: Path, prefix: str) -> dict[str, set[str]]:
 
 def test_every_shipped_level_label_has_a_name_in_both_languages() -> None:
     """One table names the levels for every screen (the ladder's included)."""
-    file = "levels.js"
-    names = _names(REPO / "serving" / "static" / "js" / "i18n" / file, "level.")
+    names = _names(REPO / "serving" / "static" / "js" / "i18n" / "levels.js", "level.")
     assert set(names) == {"en", "zh"}
     labels = {ai.entry.label for ai in TRAINED}
     for lang in ("en", "zh"):
-        assert labels <= names[lang], f"{file} ({lang}) lacks {sorted(labels - names[lang])}"
+        assert labels <= names[lang], f"levels.js ({lang}) lacks {sorted(labels - names[lang])}"

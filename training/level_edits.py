@@ -36,7 +36,8 @@ def insert_level(
     leaves players between them without an opponent; a level made from an earlier network,
     fewer simulations or more sampling fills the gap, and a later network above the top one
     gives the strongest players an opponent. Its Elo comes from real games
-    (:func:`refit_levels`, after the ladder bench has played it against every level).
+    (:func:`training.levels.refit_levels`, after the ladder bench has played it against every
+    level).
     """
     folder = Path(folder)
     ladder = LevelsFile.read(folder)
