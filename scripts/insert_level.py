@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from envs.core import ConfigError  # noqa: E402
 from training.level_edits import insert_level  # noqa: E402
 
 
@@ -39,8 +40,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--search", default="{}",
                    help="search settings changed from that neighbour's (JSON)")
     args = p.parse_args(argv)
-    levels = insert_level(args.folder, args.label, args.checkpoint, json.loads(args.search),
-                          args.below, above=args.above, source=args.source)
+    try:
+        search = json.loads(args.search)
+    except ValueError as exc:
+        p.error(f"--search is not JSON: {exc}")
+    try:
+        levels = insert_level(args.folder, args.label, args.checkpoint, search, args.below,
+                              above=args.above, source=args.source)
+    except (ConfigError, ValueError) as exc:  # ValueError: settings the search does not take
+        p.error(str(exc))
     for e in levels:
         print(e.id, e.label, e.checkpoint, e.search["simulations"], e.search["temperature"])
     return 0

@@ -26,8 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     pairs = [r.split("=") for r in args.renames]
     if any(len(pair) != 2 or not all(pair) for pair in pairs):
-        raise ConfigError(f"write each rename as OLD=NEW: {args.renames}")
-    for e in relabel_levels(args.folder, dict(pairs)):
+        p.error(f"write each rename as OLD=NEW: {args.renames}")
+    try:
+        levels = relabel_levels(args.folder, dict(pairs))
+    except ConfigError as exc:
+        p.error(str(exc))
+    for e in levels:
         print(e.id, e.label, e.checkpoint, e.search.get("simulations"), e.search.get("temperature"))
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -151,6 +152,34 @@ def test_levels_are_renamed_everywhere_the_ladder_names_them(tmp_path: Path) -> 
         for m in old["matches"]]
     for a, b in zip(after["levels"], before["levels"]):
         assert {**a, "label": None} == {**b, "label": None}  # only the names changed
+
+
+def test_the_ladder_edit_scripts_refuse_bad_input_with_a_message(capsys) -> None:
+    """The scripts answer a bad rename or bad search settings with a usage error that says
+    what is wrong (exit status 2), not a traceback, and change nothing."""
+    import importlib.util
+
+    def script(name: str) -> Any:
+        spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.main
+
+    folder = REPO / "checkpoints" / "stereo_go"
+    before = (folder / "levels.json").read_bytes()
+    for main, argv, said in (
+            (script("relabel_levels"), [str(folder), "novice"], "write each rename as OLD=NEW"),
+            (script("relabel_levels"), [str(folder), "novice=club"], "two players 'club'"),
+            (script("insert_level"), [str(folder), "--label", "x", "--checkpoint",
+                                      "stereo_go-iter0040.pt", "--below", "club",
+                                      "--search", "{bad"], "--search is not JSON"),
+            (script("insert_level"), [str(folder), "--label", "x", "--checkpoint",
+                                      "stereo_go-iter0040.pt", "--below", "nobody"],
+             "no level 'nobody'")):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2 and said in capsys.readouterr().err
+    assert (folder / "levels.json").read_bytes() == before
 
 
 def test_a_later_network_is_exported_and_put_above_the_top_level(tmp_path: Path) -> None:
