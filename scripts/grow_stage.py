@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from envs.core import QizeroError  # noqa: E402
 from training.config import config_to_dict, load_config  # noqa: E402
 from training.stages import grow_stage  # noqa: E402
 
@@ -30,8 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--noise", type=float, default=1e-3,
                    help="relative noise that breaks the copies' symmetry (0: exact copies)")
     args = p.parse_args(argv)
-    cfg = config_to_dict(load_config(args.config))
-    out = grow_stage(args.source, cfg, args.folder, seed=args.seed, noise=args.noise)
+    try:
+        cfg = config_to_dict(load_config(args.config))
+        out = grow_stage(args.source, cfg, args.folder, seed=args.seed, noise=args.noise)
+    except QizeroError as exc:  # a config, source or folder it cannot grow from or into
+        p.error(str(exc))
     print(f"wrote {out}")
     return 0
 

@@ -154,9 +154,10 @@ def test_levels_are_renamed_everywhere_the_ladder_names_them(tmp_path: Path) -> 
         assert {**a, "label": None} == {**b, "label": None}  # only the names changed
 
 
-def test_the_ladder_edit_scripts_refuse_bad_input_with_a_message(capsys) -> None:
-    """The scripts answer a bad rename or bad search settings with a usage error that says
-    what is wrong (exit status 2), not a traceback, and change nothing."""
+def test_the_ladder_and_stage_scripts_refuse_bad_input_with_a_message(capsys) -> None:
+    """The scripts answer a bad rename, bad search settings or a folder that cannot take a
+    grown network with a usage error that says what is wrong (exit status 2), not a
+    traceback, and change nothing."""
     import importlib.util
 
     def script(name: str) -> Any:
@@ -175,7 +176,12 @@ def test_the_ladder_edit_scripts_refuse_bad_input_with_a_message(capsys) -> None
                                       "--search", "{bad"], "--search is not JSON"),
             (script("insert_level"), [str(folder), "--label", "x", "--checkpoint",
                                       "stereo_go-iter0040.pt", "--below", "nobody"],
-             "no level 'nobody'")):
+             "no level 'nobody'"),
+            (script("grow_stage"), [str(REPO / "checkpoints" / "stereo_go" / "stages" / "9x9"
+                                        / "stage-000979.pt"),
+                                    str(REPO / "configs" / "stereo_go_9x9_b.yaml"),
+                                    str(REPO / "checkpoints" / "stereo_go" / "stages" / "9x9-b")],
+             "already has stages")):
         with pytest.raises(SystemExit) as exit_:
             main(argv)
         assert exit_.value.code == 2 and said in capsys.readouterr().err
