@@ -226,13 +226,21 @@ class NetworkEvaluator:
         torch = self.torch
         if len(observations) == 0:
             return np.zeros(masks.shape, dtype=np.float32), np.zeros(0, dtype=np.float32)
+        trim = getattr(self.model, "trim", None)
+        kept = trim(observations) if trim is not None else None
+        if kept is not None:  # a network whose inputs carry padding runs without it
+            observations, masks, full_masks = observations[:, : kept[0]], masks[:, kept[1]], masks
         with torch.inference_mode():
             obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32))
             obs = obs.to(self.device)
             mask = torch.from_numpy(np.ascontiguousarray(masks, dtype=bool))
             logits, value = self._network(obs)(obs)
-            priors = masked_softmax(logits.cpu(), mask)
-        return priors.numpy().astype(np.float32), value.cpu().numpy().reshape(-1)
+            priors = masked_softmax(logits.cpu(), mask).numpy().astype(np.float32)
+        if kept is not None:
+            full = np.zeros(full_masks.shape, dtype=np.float32)
+            full[:, kept[1]] = priors
+            priors = full
+        return priors, value.cpu().numpy().reshape(-1)
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         return self.infer(*observations_and_masks(game, states))

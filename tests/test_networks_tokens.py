@@ -178,3 +178,55 @@ def test_smoke_selfplay_and_learner_run(tmp_path: Path) -> None:
         a = player.select_action(GAME, s, rng)
         assert GAME.legal_mask(s)[a]
         s = GAME.apply(s, a)
+
+
+@pytest.mark.parametrize("train", [False, True])
+def test_written_out_layers_match_torchs_encoder(train: bool) -> None:
+    """The forward pass writes the encoder layers out (faster on CPU); on every present token
+    it gives what ``nn.TransformerEncoder`` gives, in training (gradients) and in eval mode."""
+    from agents.networks_tokens import encoder_layer
+
+    net = _net(7).train(train)
+    obs = torch.from_numpy(np.stack([GAME.observation(s) for s in _states(4, 8)]))
+    present = obs[:, 1:, 0] > 0.5
+    pad = torch.cat([torch.zeros_like(present[:, :1]), ~present], dim=1)
+    h = torch.randn(obs.shape[0], obs.shape[1], CFG.channels)
+    with torch.set_grad_enabled(train):
+        want = net.encoder(h, src_key_padding_mask=pad)
+        got = h
+        bias = torch.zeros(pad.shape).masked_fill(pad, float("-inf"))[:, None, None, :]
+        for layer in net.encoder.layers:
+            got = encoder_layer(layer, got, bias)
+        got = net.encoder.norm(got)
+    torch.testing.assert_close(got[~pad], want[~pad], rtol=1e-5, atol=1e-5)
+
+
+def test_evaluator_runs_without_the_padding_slots() -> None:
+    """``NetworkEvaluator`` runs the network on the slots up to the last filled one
+    (``TokenTransformer.trim``); traced on one width, it answers every other width as the
+    full-width network does."""
+    from agents.evaluator import NetworkEvaluator, masked_softmax, observations_and_masks
+
+    net = _net(9)
+    states = [GAME.initial_state(), *_states(6, 10)]
+    obs, masks = observations_and_masks(GAME, states)
+    full = obs.copy()  # every slot filled: nothing to trim
+    full[:, 1:, 0] = 1.0
+    with torch.no_grad():
+        logits, want_v = net(torch.from_numpy(obs))
+        want_p = masked_softmax(logits, torch.from_numpy(masks)).numpy()
+        full_logits, full_v = net(torch.from_numpy(full))
+    evaluator = NetworkEvaluator(net, traced=True)
+    order = [[3, 4], [0], [1, 2, 5, 6], list(range(len(states)))]
+    assert net.trim(obs[order[0]])[0] < obs.shape[1]
+    for rows in order:
+        p, v = evaluator.infer(obs[rows], masks[rows])
+        assert p.shape == masks[rows].shape
+        np.testing.assert_allclose(p, want_p[rows], atol=1e-5)
+        np.testing.assert_allclose(v, want_v.numpy()[rows], atol=1e-5)
+    everything = np.ones_like(masks)
+    assert net.trim(full) is None
+    p, v = evaluator.infer(full, everything)
+    np.testing.assert_allclose(
+        p, masked_softmax(full_logits, torch.from_numpy(everything)).numpy(), atol=1e-5)
+    np.testing.assert_allclose(v, full_v.numpy(), atol=1e-5)
