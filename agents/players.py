@@ -66,6 +66,13 @@ class Player:
     def select_action(self, game: Game, state: Any, rng: np.random.Generator) -> int:
         return self.select_actions(game, [state], rng)[0]
 
+    def reseed(self, seed: Sequence[int]) -> None:
+        """Restart the player's own randomness (pure MCTS's playout generator) from ``seed``;
+        players whose only randomness is the ``rng`` they are handed ignore it. Why: the
+        arena gives each chunk of games a fresh copy of each player, and without this every
+        copy would draw the same playouts, so against a deterministic opponent each chunk
+        would replay the same games."""
+
     def analyse(
         self,
         game: Game,
@@ -129,6 +136,10 @@ class SearchPlayer(Player):
     @property
     def identity(self) -> Any:
         return self.name if self._identity is None else self._identity
+
+    def reseed(self, seed: Sequence[int]) -> None:
+        if isinstance(self.evaluator, RolloutEvaluator):
+            self.evaluator.rng = np.random.default_rng(list(seed))
 
     def select_actions(
         self, game: Game, states: Sequence[Any], rng: np.random.Generator

@@ -187,6 +187,7 @@ def test_parallel_round_robin_does_not_depend_on_the_number_of_workers() -> None
     assert all(r.games == 3 for r in one)  # three TriGolden matches a pair
     whole = round_robin(game, players, 6, seed=9, pairs=[(1, 2)], workers=1, chunk=6)
     fresh = [RandomPlayer(), make_player(game, "greedy"), make_player(game, "mcts:2", seed=4)]
+    fresh[2].reseed([9, 1, 2, 0, 1])  # as the chunk reseeds its copy (second of the pair)
     wa, d, wb, plies = play_match(game, fresh[1], fresh[2], 6, np.random.default_rng([9, 1, 2, 0]))
     assert (whole[0].wins_i, whole[0].draws, whole[0].wins_j, whole[0].plies) == (wa, d, wb, plies)
     with pytest.raises(ValueError, match="chunk"):
@@ -265,3 +266,30 @@ def test_player_identities_say_what_decides_the_moves(tmp_path) -> None:
     a, b = make_player(game, f"net:{path}:8"), make_player(game, f"net:{path}:16")
     assert a.identity["weights"] == b.identity["weights"] and a.identity != b.identity
     json.dumps([a.identity, make_player(game, "mcts:8").identity])  # journal keys are JSON
+
+
+def test_each_chunk_draws_its_own_playouts() -> None:
+    """A chunk's copy of pure MCTS restarts its playout generator from the chunk's seed, so
+    against a deterministic opponent two chunks do not replay one game (they once did: every
+    copy started from the player's seed, and a 100-game match was two games repeated)."""
+    import pickle
+
+    from training.arena import _play_chunk
+
+    game = make_game("trigolden", n=2)
+    mcts = make_player(game, "mcts:2", seed=4)
+    state = game.initial_state()
+
+    def playouts(player: Player, seed: list[int] | None) -> list[float]:
+        copy = pickle.loads(pickle.dumps(player))
+        if seed is not None:
+            copy.reseed(seed)
+        return [float(copy.evaluator.evaluate(game, [state])[1][0]) for _ in range(12)]
+
+    assert playouts(mcts, None) == playouts(mcts, None)  # a copy repeats its first draws
+    assert playouts(mcts, [9, 0, 1, 0, 1]) == playouts(mcts, [9, 0, 1, 0, 1])
+    assert playouts(mcts, [9, 0, 1, 0, 1]) != playouts(mcts, [9, 0, 1, 1, 1])
+
+    greedy = make_player(game, "greedy")  # deterministic: only MCTS makes games differ
+    results = {_play_chunk((game, greedy, mcts, 2, [3, 0, 1, c], 0)) for c in range(6)}
+    assert len(results) > 1

@@ -224,9 +224,10 @@ def round_robin(
     copies of its two players; the results then depend on the chunk size, never on the number
     of workers or the order chunks finish. Chunks in ``known`` are taken as played (a journal
     of an earlier run with the same players and seed: ``training.levels``); ``on_chunk`` hears
-    of every chunk played. In one process (``workers = 0``) the players keep their state from
-    pair to pair (the evaluation caches, pure MCTS's playout generator), and there are no
-    chunks.
+    of every chunk played; each chunk's copies of the players restart their own randomness
+    from the chunk's seed (``Player.reseed``). In one process (``workers = 0``) the players
+    keep their state from pair to pair (the evaluation caches, pure MCTS's playout generator),
+    and there are no chunks.
     """
     n = len(players)
     pairs = (
@@ -264,6 +265,8 @@ def _play_chunk(
     task: tuple[Game, Player, Player, int, list[int], int],
 ) -> tuple[int, int, int, int]:
     game, a, b, n_games, seed, opening_plies = task
+    a.reseed([*seed, 0])  # this chunk's copies draw their own playouts, not the first chunk's
+    b.reseed([*seed, 1])
     return play_match(game, a, b, n_games, np.random.default_rng(seed),
                       opening_plies=opening_plies)
 
