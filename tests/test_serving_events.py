@@ -72,12 +72,16 @@ def test_a_subscriber_sees_every_move_as_it_happens_ai_moves_included(client):
     seen = threading.Condition()
     moves_seen: list[dict[str, Any]] = []
     over = threading.Event()
+    opened = threading.Event()  # the stream has sent its snapshot
 
     def south_moves() -> None:
         # lockstep: south moves only after the stream has shown the AI's answer to its last move
+        # (and the first time only once the stream is open: a slow open missed the first move)
         for i in range(4):
             with seen:
-                assert seen.wait_for(lambda i=i: len(moves_seen) >= 2 * i or over.is_set(), 20)
+                assert seen.wait_for(
+                    lambda i=i: (opened.is_set() and len(moves_seen) >= 2 * i) or over.is_set(),
+                    20)
             assert manager.wait_idle(20)
             view = client.get(f"/v1/sessions/{sid}").json()
             if view["status"] == "over":  # the random AI may win early
@@ -86,6 +90,7 @@ def test_a_subscriber_sees_every_move_as_it_happens_ai_moves_included(client):
 
     def note(got: list[dict[str, Any]]) -> bool:
         with seen:
+            opened.set()
             moves_seen[:] = events_of(got, "move")
             if events_of(got, "end"):
                 over.set()
