@@ -25,8 +25,9 @@ feed-forward width 2d), ``blocks`` = transformer layers, ``value_hidden`` = valu
 The layers are ``nn.TransformerEncoderLayer`` (pre-norm, ReLU), so checkpoints keep their
 parameter names, but the forward pass is written out (:func:`encoder_layer`): torch's fused CPU
 path for a padded batch spends some 40% of a TriGolden forward pass in its masked softmax
-kernel; written out, with the same arithmetic, a call at batch 1-16 takes ~25% less time
-(docs/service.md, issue 34).
+kernel. Written out with the same arithmetic, and run without the padding slots
+(:meth:`TokenTransformer.trim`, used by ``NetworkEvaluator``), a call at batch 1-16 takes
+15-35% less time (docs/service.md, issue 34).
 """
 
 from __future__ import annotations
