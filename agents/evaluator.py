@@ -229,7 +229,10 @@ class NetworkEvaluator:
         trim = getattr(self.model, "trim", None)
         kept = trim(observations) if trim is not None else None
         if kept is not None:  # a network whose inputs carry padding runs without it
-            observations, masks, full_masks = observations[:, : kept[0]], masks[:, kept[1]], masks
+            rows, parts = kept
+            full_masks = masks
+            observations = observations[:, :rows]
+            masks = np.concatenate([masks[:, part] for part in parts], axis=1)
         with torch.inference_mode():
             obs = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32))
             obs = obs.to(self.device)
@@ -238,7 +241,11 @@ class NetworkEvaluator:
             priors = masked_softmax(logits.cpu(), mask).numpy().astype(np.float32)
         if kept is not None:
             full = np.zeros(full_masks.shape, dtype=np.float32)
-            full[:, kept[1]] = priors
+            start = 0
+            for part in parts:
+                width = part.stop - part.start
+                full[:, part] = priors[:, start : start + width]
+                start += width
             priors = full
         return priors, value.cpu().numpy().reshape(-1)
 

@@ -71,7 +71,6 @@ class TokenTransformer(nn.Module):
                 f"actions for {slots} slots"
             )
         self.slots = slots
-        self._kept: dict[int, np.ndarray] = {}
         d = cfg.channels
         heads = 4 if d % 4 == 0 else 1
         self.global_embed = nn.Linear(features, d)
@@ -110,24 +109,19 @@ class TokenTransformer(nn.Module):
         value = torch.tanh(self.value_head(pooled)).squeeze(1)
         return logits, value
 
-    def trim(self, observations: np.ndarray) -> tuple[int, np.ndarray] | None:
+    def trim(self, observations: np.ndarray) -> tuple[int, tuple[slice, ...]] | None:
         """The rows worth computing for a batch, and the actions they score: the global row
         and the slots up to the last one any position fills (slots fill in placement order,
         and padding changes no output), so a mid-game batch runs on about half the tokens.
-        ``(rows, actions)``: run the network on ``observations[:, :rows]``; its logits are
-        those of ``actions``. None when every slot is needed."""
+        ``(rows, kept)``: run the network on ``observations[:, :rows]``; its logits are those
+        of the actions in the slices ``kept``, in order. None when every slot is needed."""
         filled = np.flatnonzero((observations[:, 1:, 0] > 0.5).any(axis=0))
         # At least one slot: a frozen graph traced with pieces fails on an empty slot axis.
         slots = int(filled[-1]) + 1 if len(filled) else 1
         if slots >= self.slots:
             return None
-        kept = self._kept.get(slots)
-        if kept is None:
-            kept = self._kept[slots] = np.concatenate([
-                np.arange(slots * self.local),
-                self.slots * self.local + np.arange(self.opening),
-            ])
-        return 1 + slots, kept
+        opening = self.slots * self.local
+        return 1 + slots, (slice(0, slots * self.local), slice(opening, opening + self.opening))
 
 
 def encoder_layer(layer: nn.TransformerEncoderLayer, h: torch.Tensor,

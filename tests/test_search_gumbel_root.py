@@ -22,6 +22,7 @@ class _Stats:
     def __init__(self, N, W, prior, raw_value):
         self.N, self.W, self.prior, self.raw_value = N, W, prior, raw_value
         self.total = sum(N)
+        self.visited = [i for i, n in enumerate(N) if n]  # as the tree keeps it
 
 
 def _full_list(node, cfg) -> list[float]:

@@ -39,7 +39,6 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from itertools import compress
 
 import numpy as np
 
@@ -106,7 +105,7 @@ def round_ends(max_considered: int, simulations: int) -> list[int]:
 def _visited_stats(node: Node) -> tuple[list[int], list[float], float, float, int]:
     """The visited edges (ascending), their Q, and sum P, sum P*Q, max N over them."""
     N, W, prior = node.N, node.W, node.prior
-    visited = list(compress(range(len(N)), N))  # the indices with N > 0, ascending
+    visited = node.visited  # the indices with N > 0, ascending
     p_vis = pq = 0.0
     max_n = 0
     qs = []
@@ -283,7 +282,7 @@ class Gumbel(Algorithm):
         # _visited_stats and _mix inlined (this is the search's hot spot; the same operations
         # in the same order, so the same floats), with the sum of exp(logit) over the visited
         # edges that the unvisited edges' share needs.
-        visited = list(compress(range(len(N)), N))
+        visited = node.visited
         p_vis = pq = exp_vis = 0.0
         max_n = 0
         qs = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import insort
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ class Node:
         "proven",
         "_by_prior",
         "_exp_sum",
+        "visited",
     )
 
     def __init__(self, game: Game, state: Any) -> None:
@@ -48,6 +50,9 @@ class Node:
         self.logits: list[float] = []
         self.N: list[int] = []
         self.W: list[float] = []
+        # The edges with N > 0, ascending: kept by the tree as visits arrive (see
+        # :meth:`count_visit`), so the Gumbel rule need not scan every edge for them.
+        self.visited: list[int] = []
         self.children: list[Node | None] = []
         self.raw_value = 0.0
         self.total = 0  # simulations through this node's edges (sum of N)
@@ -69,7 +74,8 @@ class Node:
     ) -> None:
         """Create the edges: every legal action, or those of them that ``allowed`` keeps
         (when it keeps any)."""
-        actions = np.flatnonzero(restrict_mask(game.legal_mask(self.state), allowed))
+        actions = (game.legal_actions(self.state) if allowed is None  # sorted, as the mask's
+                   else np.flatnonzero(restrict_mask(game.legal_mask(self.state), allowed)))
         p = prior_full[actions].astype(np.float64)
         if temperature != 1.0:
             p = np.power(p, 1.0 / temperature)
@@ -80,6 +86,7 @@ class Node:
         self.prior = p.tolist()
         self.logits = np.log(p + 1e-12).tolist()
         self.N = [0] * k
+        self.visited = []
         self.W = [0.0] * k
         self.children = [None] * k
         self.raw_value = float(value)
@@ -95,6 +102,13 @@ class Node:
             self._by_prior = sorted(range(len(logits)), key=logits.__getitem__, reverse=True)
             self._exp_sum = float(np.exp(np.asarray(logits)).sum())
         return self._by_prior, self._exp_sum
+
+    def count_visit(self, i: int) -> None:
+        """One more simulation through edge ``i`` (its value is added by the caller)."""
+        if not self.N[i]:
+            insort(self.visited, i)
+        self.N[i] += 1
+        self.total += 1
 
     def child(self, game: Game, i: int) -> Node:
         c = self.children[i]

@@ -174,9 +174,8 @@ class Tree:
         if self.virtual:
             unmarked = 0
             for parent, i in path:
-                parent.N[i] += 1
+                parent.count_visit(i)
                 parent.W[i] -= VIRTUAL_LOSS
-                parent.total += 1
         self._descents.append((path, unmarked, node))
         leaves = self.leaves
         if not leaves or all(node is not leaf for leaf in leaves):
@@ -229,14 +228,12 @@ class Tree:
         solver = self.cfg.solver
         if not self.virtual:  # the sequential search: the hot path, kept lean
             for node, i in path:
-                node.N[i] += 1
+                node.count_visit(i)
                 node.W[i] += values[node.player]
-                node.total += 1
         else:
             for k, (node, i) in enumerate(path):
                 if k < unmarked:
-                    node.N[i] += 1
-                    node.total += 1
+                    node.count_visit(i)
                 else:
                     node.W[i] += VIRTUAL_LOSS
                 node.W[i] += values[node.player]
