@@ -208,11 +208,21 @@ class Server:
         database_url: str | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         full_env = dict(os.environ, QIZERO_CHECKPOINTS_ROOT=str(tmp_path / "checkpoints"),
                         QIZERO_TIMER_POLL_SECONDS="0.2", **(env or {}))
         where = ["--database-url", database_url] if database_url else ["--database", str(database)]
+        for _ in range(3):
+            # A free port can be taken by another process before the server binds it (tests
+            # run in parallel): then the server exits at once, and another port is tried.
+            if self._start(tmp_path, full_env, where):
+                return
+        raise RuntimeError(f"server did not start: its port was taken, three times ({self.url})")
+
+    def _start(self, tmp_path: Path, full_env: dict[str, str], where: list[str]) -> bool:
+        """Start the server on a free port and wait until it is ready; False when the port
+        was taken before it could bind (RuntimeError on any other failure to start)."""
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = tmp_path / f"server-{self.port}.log"
         self.log = open(self.log_path, "w")  # noqa: SIM115
         self.proc = subprocess.Popen(
@@ -225,12 +235,15 @@ class Server:
         while True:  # ready: started in the background, levels loaded (/v1/health answers first)
             try:
                 if self.client.get("/v1/ready").status_code == 200:
-                    break
+                    return True
             except httpx.TransportError:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"server did not start: {self.log_path.read_text()[-2000:]}")
+                log = self.log_path.read_text()
+                if self.proc.returncode is not None and "address already in use" in log:
+                    return False
+                raise RuntimeError(f"server did not start: {log[-2000:]}")
             time.sleep(0.1)
 
     def children(self) -> list[int]:

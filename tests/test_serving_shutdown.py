@@ -225,3 +225,26 @@ def test_the_exit_signal_starts_the_stop_and_the_watchdog(monkeypatch):
     srv.handle_exit(signal.SIGTERM, None)  # a second signal arms no second watchdog
     time.sleep(0.3)
     assert exits == [128 + signal.SIGTERM]
+
+
+@pytest.mark.slow  # over 5 s (a server that fails to bind, then one that starts)
+def test_a_server_whose_port_was_taken_starts_on_another(tmp_path, monkeypatch) -> None:
+    """The test servers' free port can be taken before the server binds it (tests run in
+    parallel; it happened once in a full run): the helper then starts it on another port."""
+    import socket
+
+    import serving_helpers
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))  # bound, not listening: the server cannot bind it
+    ports = iter([taken.getsockname()[1]])
+    real = serving_helpers.free_port
+    monkeypatch.setattr(serving_helpers, "free_port", lambda: next(ports, None) or real())
+    write_levels(tmp_path / "checkpoints", "jiugong", LEVELS)
+    server = Server(tmp_path, tmp_path / "db.sqlite")
+    try:
+        assert server.port != taken.getsockname()[1]
+        assert server.client.get("/v1/health").status_code == 200
+    finally:
+        server.stop()
+        taken.close()
