@@ -27,7 +27,7 @@ parameter names, but the forward pass is written out (:func:`encoder_layer`): to
 path for a padded batch spends some 40% of a TriGolden forward pass in its masked softmax
 kernel. Written out with the same arithmetic, and run without the padding slots
 (:meth:`TokenTransformer.trim`, used by ``NetworkEvaluator``), a call at batch 1-16 takes
-15-35% less time (docs/service.md, issue 34).
+10-35% less time (docs/service.md, issue 34).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Milliseconds a network call of one checkpoint at several batch sizes, one thread, as the
 search calls it (``NetworkEvaluator.infer``: the traced network and the masked softmax).
 
-The positions come from seeded uniformly random games (each ``--every`` plies), so two
-checkouts of the code time the same rows. Each batch size runs for ``--seconds``; prints the
+The positions come from seeded uniformly random games (``envs.policies.random_positions``: any
+depth, in a random order, so a batch mixes openings and later positions), and two checkouts of
+the code time the same rows. Each batch size runs for ``--seconds``; prints the
 milliseconds a call and a row. Prints figures, asserts nothing. Run the two checkouts one after
 the other, or in turns, to compare them:
 
@@ -23,21 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.checkpoint import load_model  # noqa: E402
 from agents.evaluator import NetworkEvaluator, observations_and_masks  # noqa: E402
-
-
-def random_positions(game, count: int, every: int, seed: int) -> list:
-    """``count`` positions, every ``every`` plies of seeded uniformly random games."""
-    rng = np.random.default_rng(seed)
-    states: list = []
-    while len(states) < count:
-        state, ply = game.initial_state(), 0
-        while not game.is_terminal(state) and len(states) < count:
-            if ply % every == 0:
-                states.append(state)
-            legal = np.flatnonzero(game.legal_mask(state))
-            state = game.apply(state, int(legal[rng.integers(len(legal))]))
-            ply += 1
-    return states
+from envs.policies import random_positions  # noqa: E402
 
 
 def main() -> None:
@@ -45,7 +32,6 @@ def main() -> None:
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32])
     parser.add_argument("--positions", type=int, default=64)
-    parser.add_argument("--every", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -53,7 +39,7 @@ def main() -> None:
     loaded = load_model(args.checkpoint)
     game = loaded.game
     obs, masks = observations_and_masks(
-        game, random_positions(game, args.positions, args.every, args.seed))
+        game, random_positions(game, args.positions, np.random.default_rng(args.seed)))
     evaluator = NetworkEvaluator(loaded.model, traced=True)
     print(f"{args.checkpoint}: {len(obs)} positions")
     for batch in args.batches:
