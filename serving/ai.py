@@ -210,11 +210,14 @@ class AIEngine:
 
     def warm_up(self) -> None:
         """Load (and trace) every level's network and compile its game's kernels
-        (``envs.warm``) before the first search needs them, so no client waits seconds for a
-        cold model (with shared inference: until its server answers); a level that cannot load
-        is left to fail, with its message, when asked for."""
+        (``envs.warm``) and the search's (``agents.search.kernels``) before the first search
+        needs them, so no client waits seconds for a cold model (with shared inference: until
+        its server answers); a level that cannot load is left to fail, with its message, when
+        asked for."""
+        from agents.search import kernels
         from envs.warm import warm_kernels
 
+        kernels.warm()
         for path in self._checkpoints():
             try:
                 model = self.model(path)

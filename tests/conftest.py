@@ -72,9 +72,11 @@ def _compiled_kernels() -> None:
     cold cache (CI's clean clone) a first TriGolden or Stereo Go move compiles for tens of
     seconds, which must not land inside a test's HTTP timeout or analysis budget
     (``envs.warm``; the service warms them at start the same way)."""
+    from agents.search import kernels
     from envs import make_game
     from envs.warm import warm_kernels
 
+    kernels.warm()
     for game_id, options in (("trigolden", {}), ("trigolden", {"variant": "draft"}),
                              ("stereo_go", {}), ("stereo_go", {"board": "9x9"})):
         warm_kernels(make_game(game_id, **options))

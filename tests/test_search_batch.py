@@ -111,7 +111,7 @@ def test_every_virtual_loss_is_taken_back(monkeypatch, algorithm: str, batch: in
     """After the search, every node's visits add up and no virtual loss is left: each edge's
     count is one (the descent that expanded its child) plus its child's own visits, give or
     take the descents of one batch that met at the same new leaf; with values 0 everywhere
-    every W is exactly 0. Each node's ``visited`` lists its edges with visits, ascending."""
+    every W is exactly 0."""
     game = make_game("stereo_go", board="9x9")
     trees: list[Tree] = []
     result = Tree.result
@@ -123,7 +123,6 @@ def test_every_virtual_loss_is_taken_back(monkeypatch, algorithm: str, batch: in
         assert r.simulations == 96 and r.value == 0.0 and not r.q.any()
         for node in _nodes(tree.root):
             assert sum(node.N) == node.total and all(w == 0.0 for w in node.W)
-            assert node.visited == [i for i, n in enumerate(node.N) if n]
             for n, c in zip(node.N, node.children):
                 if c is not None and c.expanded:
                     assert 0 <= n - 1 - c.total < batch

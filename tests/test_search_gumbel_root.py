@@ -20,14 +20,14 @@ class _Stats:
     """The fields of a Node that the completed-Q functions read."""
 
     def __init__(self, N, W, prior, raw_value):
-        self.N, self.W, self.prior, self.raw_value = N, W, prior, raw_value
+        self.N, self.W = np.array(N, dtype=np.int64), np.array(W, dtype=np.float64)
+        self.prior, self.raw_value = np.array(prior, dtype=np.float64), raw_value
         self.total = sum(N)
-        self.visited = [i for i, n in enumerate(N) if n]  # as the tree keeps it
 
 
 def _full_list(node, cfg) -> list[float]:
     """sigma(completed Q) as first written: every edge completed, then rescaled."""
-    N, W, prior = node.N, node.W, node.prior
+    N, W, prior = node.N.tolist(), node.W.tolist(), node.prior.tolist()
     total = node.total
     if total == 0:
         return [0.0] * len(N)

@@ -260,7 +260,7 @@ def test_uct_then_takes_the_best_mean_plus_exploration() -> None:
 
     from agents.search.uct import uct_choice
 
-    node = SimpleNamespace(N=[4, 1, 4], W=[2.0, -0.5, 3.0], total=9)
+    node = SimpleNamespace(N=np.array([4, 1, 4]), W=np.array([2.0, -0.5, 3.0]), total=9)
     c = 2.0
     scores = [w / n + c * math.sqrt(math.log(9) / n) for n, w in zip(node.N, node.W)]
     assert uct_choice(node, c, np.random.default_rng(0)) == int(np.argmax(scores)) == 1

@@ -87,17 +87,17 @@ class Algorithm:
         algorithm kept for the target), the mean value, the most visited move (ties by Q,
         then at random) or one sampled from the visits at the configured temperature."""
         cfg, rng = self.cfg, self.rng
-        n = np.asarray(root.N, dtype=np.int64)
+        n = root.N
         total = root.total
-        dist = n / total if total > 0 else np.asarray(root.prior)
+        dist = n / total if total > 0 else root.prior
         policy = trained / trained.sum() if trained is not None else dist
         if cfg.temperature > 0:
             i = sample(dist, cfg.temperature, rng)
         elif total > 0:
             i = argmax_random_ties(n + 1e-3 * (np.asarray(root.q()) + 1.0), rng)
         else:
-            i = argmax_random_ties(np.asarray(root.prior), rng)
-        value = sum(root.W) / total if total > 0 else root.raw_value
+            i = argmax_random_ties(root.prior, rng)
+        value = sum(root.W.tolist()) / total if total > 0 else root.raw_value
         return Target(policy, float(value), i)
 
 

@@ -116,13 +116,13 @@ def snapshot(tree: Tree, seconds: float, final: bool, top: int) -> RootReport:
     order = sorted(range(len(root.actions)), key=lambda i: _rank(root, i), reverse=True)
     moves = []
     for i in order[:top]:
-        n = root.N[i]
+        n = int(root.N[i])
         moves.append(MoveReport(
             action=root.actions[i],
             move=game.action_to_move(root.state, root.actions[i]),
             visits=n,
-            value=root.W[i] / n if n else None,
-            prior=root.prior[i],
+            value=float(root.W[i]) / n if n else None,
+            prior=float(root.prior[i]),
             pv=principal_variation(game, root, i),
         ))
     return RootReport(final, root.total, seconds, value, moves)
@@ -141,17 +141,17 @@ def principal_variation(game: Game, root: Node, i: int) -> list[str]:
 
 
 def _most_visited(node: Node) -> int:
-    return max(range(len(node.N)),
-               key=lambda k: (node.N[k], node.W[k] / node.N[k] if node.N[k] else -2.0))
+    N, W = node.N.tolist(), node.W.tolist()
+    return max(range(len(N)), key=lambda k: (N[k], W[k] / N[k] if N[k] else -2.0))
 
 
 def _rank(root: Node, i: int) -> tuple[int, int, float, float]:
     """A root edge's place: proven wins first and proven losses last (MCTS-Solver: a few
     visits can prove what many visits of another move only estimate, as the move choice of
     :meth:`Tree.result` also knows), then visits, value, prior."""
-    child, n = root.children[i], root.N[i]
+    child, n = root.children[i], int(root.N[i])
     proof = 0
     if child is not None and child.proven is not None:
         exact = child.proven[root.player]
         proof = 1 if exact >= 1.0 else -1 if exact <= -1.0 else 0
-    return proof, n, root.W[i] / n if n else -2.0, root.prior[i]
+    return proof, n, float(root.W[i]) / n if n else -2.0, float(root.prior[i])

@@ -44,6 +44,7 @@ import numpy as np
 
 from agents.config import SearchConfig
 from agents.search.algorithm import Algorithm, Target, argmax_random_ties, sample
+from agents.search.kernels import gumbel_interior
 from agents.search.node import Node
 
 
@@ -104,21 +105,19 @@ def round_ends(max_considered: int, simulations: int) -> list[int]:
 
 def _visited_stats(node: Node) -> tuple[list[int], list[float], float, float, int]:
     """The visited edges (ascending), their Q, and sum P, sum P*Q, max N over them."""
-    N, W, prior = node.N, node.W, node.prior
-    visited = node.visited  # the indices with N > 0, ascending
+    visited = np.flatnonzero(node.N)
     p_vis = pq = 0.0
     max_n = 0
     qs = []
-    for i in visited:
-        n = N[i]
-        q = W[i] / n
-        p = prior[i]
+    for n, w, p in zip(node.N[visited].tolist(), node.W[visited].tolist(),
+                       node.prior[visited].tolist()):
+        q = w / n
         p_vis += p
         pq += p * q
         if n > max_n:
             max_n = n
         qs.append(q)
-    return visited, qs, p_vis, pq, max_n
+    return visited.tolist(), qs, p_vis, pq, max_n
 
 
 def _mix(node: Node, p_vis: float, pq: float) -> float:
@@ -164,7 +163,7 @@ def improved_weights(node: Node, cfg: SearchConfig) -> tuple[list[float], float]
     """The improved policy ``softmax(logits + sigma(completed Q))`` unnormalised, and the sum
     to normalise it by (the interior rule multiplies by the inverse, the target divides: kept
     apart so both give the floats they always gave)."""
-    z = [lg + c for lg, c in zip(node.logits, completed_q(node, cfg))]
+    z = [lg + c for lg, c in zip(node.logits.tolist(), completed_q(node, cfg))]
     top = max(z)
     e = [math.exp(x - top) for x in z]
     return e, sum(e)
@@ -173,7 +172,7 @@ def improved_weights(node: Node, cfg: SearchConfig) -> tuple[list[float], float]
 def improved_policy(node: Node, cfg: SearchConfig) -> list[float]:
     """The improved policy over the node's edges (the prior before any visit)."""
     if node.total == 0:
-        return node.prior
+        return node.prior.tolist()
     e, s = improved_weights(node, cfg)
     return [x / s for x in e]
 
@@ -190,7 +189,7 @@ class Gumbel(Algorithm):
         laid = rounds(m, self.cfg.simulations)
         self.round_ends = [end for end, _ in laid]
         self.cuts = [cut for _, cut in laid]
-        self.gumbel_logits = [g + lg for g, lg in zip(self.gumbel, root.logits)]
+        self.gumbel_logits = [g + lg for g, lg in zip(self.gumbel, root.logits.tolist())]
         self.in_flight: dict[int, int] = {}  # root edge -> descents not yet backed up
 
     def batch_size(self, sim: int, count: int) -> int:
@@ -209,54 +208,42 @@ class Gumbel(Algorithm):
         stayed as they are (the best first): the actions with the scheduled visit count,
         counting the descents in flight, by gumbel + logits + sigma(completed Q). Marks
         nothing in flight."""
-        want = self.schedule[sim]
-        base, flying = self.gumbel_logits, self.in_flight
+        base = self.gumbel_logits
         sigma, unvisited = completed_q_sparse(root, self.cfg)
-        scored = [
-            (-(base[i] + sigma.get(i, unvisited)), i)
-            for i, n in enumerate(root.N)
-            if n + flying.get(i, 0) == want
-        ]
+        scored = [(-(base[i] + sigma.get(i, unvisited)), i) for i in self._due(root, sim)]
         scored.sort()
         return [i for _, i in scored[:count]]
 
     def root_scores(self, root: Node) -> list[float]:
         """gumbel + logits + sigma(completed Q) for every root edge."""
         cq = completed_q(root, self.cfg)
-        return [g + lg + c for g, lg, c in zip(self.gumbel, root.logits, cq)]
+        return [g + lg + c for g, lg, c in zip(self.gumbel, root.logits.tolist(), cq)]
+
+    def _due(self, root: Node, sim: int) -> list[int]:
+        """The root edges (ascending) with the visit count the schedule gives simulation
+        ``sim``, counting the descents in flight as visits."""
+        counts = root.N
+        if self.in_flight:  # a batch is going down
+            counts = counts.copy()
+            for i, flying in self.in_flight.items():
+                counts[i] += flying
+        return np.flatnonzero(counts == self.schedule[sim]).tolist()
 
     def select_root(self, root: Node, sim: int) -> int:
         """Sequential halving: among the actions with the scheduled visit count (counting the
         descents in flight), the best by gumbel + logits + sigma(completed Q) (the first round
         is the Gumbel-top-k sample)."""
-        want = self.schedule[sim]
-        N = root.N
         base = self.gumbel_logits
         # The scores of root_scores(), only for the actions with the scheduled count.
         sigma, unvisited = completed_q_sparse(root, self.cfg)
-        flying = self.in_flight
         best, best_score = -1, -math.inf
-        if flying:  # a batch is going down: count its descents as visits
-            for i, n in enumerate(N):
-                if n + flying.get(i, 0) == want:
-                    score = base[i] + sigma.get(i, unvisited)
-                    if score > best_score:
-                        best, best_score = i, score
-        elif want == 0:
-            for i, n in enumerate(N):
-                if not n:
-                    score = base[i] + unvisited
-                    if score > best_score:
-                        best, best_score = i, score
-        else:
-            for i, c in sigma.items():  # ascending i, as the full scan went
-                if N[i] == want:
-                    score = base[i] + c
-                    if score > best_score:
-                        best, best_score = i, score
+        for i in self._due(root, sim):
+            score = base[i] + sigma.get(i, unvisited)
+            if score > best_score:
+                best, best_score = i, score
         if best < 0:  # cannot happen with the mctx schedule; be safe
             best = int(np.argmax(self.root_scores(root)))
-        flying[best] = flying.get(best, 0) + 1
+        self.in_flight[best] = self.in_flight.get(best, 0) + 1
         return best
 
     def backed_up(self, i: int) -> None:
@@ -268,68 +255,12 @@ class Gumbel(Algorithm):
 
     def select(self, node: Node) -> int:
         """Deterministic interior selection: the action whose visit share lags the improved
-        policy the most, i.e. argmax of pi'(a) - N(a) / (1 + sum N).
-
-        Every unvisited edge has the same completed value and no visits, so among them the
-        best is the one of highest logit, and their share of the softmax's sum is
-        ``exp(completed - top) * sum(exp(logit))`` over them: the rule costs the visited edges
-        plus a short walk down :meth:`Node.by_prior`, not a softmax over every edge (a 9×9
-        master move 130 -> 120 ms; the same choices, tests/test_search_golden.py)."""
-        if node.total == 0:
-            prior = node.prior
-            return prior.index(max(prior))
-        N, W, logits, prior = node.N, node.W, node.logits, node.prior
-        # _visited_stats and _mix inlined (this is the search's hot spot; the same operations
-        # in the same order, so the same floats), with the sum of exp(logit) over the visited
-        # edges that the unvisited edges' share needs.
-        visited = node.visited
-        p_vis = pq = exp_vis = 0.0
-        max_n = 0
-        qs = []
-        for i in visited:
-            n = N[i]
-            q = W[i] / n
-            p = prior[i]
-            p_vis += p
-            pq += p * q
-            if n > max_n:
-                max_n = n
-            qs.append(q)
-            exp_vis += math.exp(logits[i])
-        total = node.total
-        mixed = (node.raw_value + total * pq / (p_vis if p_vis > 1e-12 else 1e-12)) / (1 + total)
-        order, exp_sum = node.by_prior()
-        first_unvisited = -1
-        for i in order:
-            if not N[i]:
-                first_unvisited = i
-                break
-        lo, hi = min(qs), max(qs)
-        if first_unvisited >= 0:
-            lo, hi = min(lo, mixed), max(hi, mixed)
-        spread = hi - lo
-        scale = (self.cfg.c_visit + max_n) * self.cfg.c_scale / spread if spread >= 1e-8 else 0.0
-        z_vis = [logits[i] + scale * (q - lo) for i, q in zip(visited, qs)]
-        z_unvisited = scale * (mixed - lo)
-        top = max(z_vis)
-        if first_unvisited >= 0:
-            top = max(top, logits[first_unvisited] + z_unvisited)
-        e_vis = [math.exp(z - top) for z in z_vis]
-        s = sum(e_vis)
-        if first_unvisited >= 0:
-            rest = exp_sum - exp_vis
-            s += math.exp(z_unvisited - top) * max(rest, 0.0)
-        inv_s = 1.0 / s
-        inv = 1.0 / (1.0 + total)
-        best, best_score = -1, -math.inf
-        if first_unvisited >= 0:
-            best = first_unvisited
-            best_score = math.exp(logits[first_unvisited] + z_unvisited - top) * inv_s
-        for i, x in zip(visited, e_vis):
-            score = x * inv_s - N[i] * inv
-            if score > best_score or (score == best_score and i < best):
-                best, best_score = i, score
-        return best
+        policy the most, i.e. argmax of pi'(a) - N(a) / (1 + sum N) (compiled:
+        :func:`agents.search.kernels.gumbel_interior`, which treats every unvisited edge at
+        once, as they share one completed value)."""
+        cfg = self.cfg
+        return gumbel_interior(node.N, node.W, node.prior, node.logits, node.exp_sum(),
+                               node.total, node.raw_value, cfg.c_visit, cfg.c_scale)
 
     def target(self, root: Node) -> Target:
         """The improved policy; its value (sequential halving visits bad actions on purpose,
@@ -338,12 +269,12 @@ class Gumbel(Algorithm):
         cfg = self.cfg
         improved = np.asarray(improved_policy(root, cfg))
         mixed = mixed_value(root)
-        completion = [w / n if n else mixed for n, w in zip(root.N, root.W)]
+        completion = [w / n if n else mixed for n, w in zip(root.N.tolist(), root.W.tolist())]
         value = float(improved @ np.asarray(completion))
         if cfg.temperature > 0:
             i = sample(improved, cfg.temperature, self.rng)
         else:
-            n = np.asarray(root.N)
+            n = root.N
             score = np.where(n == n.max(), np.asarray(self.root_scores(root)), -np.inf)
             i = argmax_random_ties(score, self.rng)
         return Target(improved, value, i)

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-from bisect import insort
 from typing import Any
 
 import numpy as np
 
 from envs.core import Game
 
+_NO_COUNTS = np.zeros(0, dtype=np.int64)
+_NO_FLOATS = np.zeros(0, dtype=np.float64)
+
 
 class Node:
     """A state in the tree with its per-edge statistics over the legal actions only.
 
     ``W[i]`` sums the values, for ``player`` (the one acting here), of the simulations through
-    legal action ``actions[i]``; ``N[i]`` counts them. Statistics are plain Python lists: nodes
-    have few edges, and for short vectors list arithmetic is several times faster than numpy's
-    per-call overhead (profiled: the selection rule dominates the search's own cost). While a
-    batch of descents is in flight, ``N`` and ``W`` include their virtual losses
+    legal action ``actions[i]``; ``N[i]`` counts them. The statistics, priors and logits are
+    NumPy arrays because the selection rules that read them at every level of every descent
+    are compiled (:mod:`agents.search.kernels`: profiled, they were the search's own largest
+    cost as Python loops); ``actions`` stays a list of ints for the engines. While a batch of
+    descents is in flight, ``N`` and ``W`` include their virtual losses
     (:mod:`agents.search.tree`).
     """
 
@@ -35,9 +38,7 @@ class Node:
         "expanded",
         "total",
         "proven",
-        "_by_prior",
         "_exp_sum",
-        "visited",
     )
 
     def __init__(self, game: Game, state: Any) -> None:
@@ -46,13 +47,10 @@ class Node:
         self.player = -1 if self.terminal else game.to_play(state)
         self.expanded = False
         self.actions: list[int] = []
-        self.prior: list[float] = []
-        self.logits: list[float] = []
-        self.N: list[int] = []
-        self.W: list[float] = []
-        # The edges with N > 0, ascending: kept by the tree as visits arrive (see
-        # :meth:`count_visit`), so the Gumbel rule need not scan every edge for them.
-        self.visited: list[int] = []
+        self.prior = _NO_FLOATS
+        self.logits = _NO_FLOATS
+        self.N = _NO_COUNTS
+        self.W = _NO_FLOATS
         self.children: list[Node | None] = []
         self.raw_value = 0.0
         self.total = 0  # simulations through this node's edges (sum of N)
@@ -61,8 +59,7 @@ class Node:
         self.proven: list[float] | None = (
             [float(x) for x in game.utility(state)] if self.terminal else None
         )
-        self._by_prior: list[int] | None = None  # see :meth:`by_prior`
-        self._exp_sum = 0.0
+        self._exp_sum = -1.0  # see :meth:`exp_sum`
 
     def expand(
         self,
@@ -83,30 +80,24 @@ class Node:
         p = p / total if total > 0 else np.full(len(p), 1.0 / max(len(p), 1))
         k = len(p)
         self.actions = actions.tolist()
-        self.prior = p.tolist()
-        self.logits = np.log(p + 1e-12).tolist()
-        self.N = [0] * k
-        self.visited = []
-        self.W = [0.0] * k
+        self.prior = p
+        self.logits = np.log(p + 1e-12)
+        self.N = np.zeros(k, dtype=np.int64)
+        self.W = np.zeros(k, dtype=np.float64)
         self.children = [None] * k
         self.raw_value = float(value)
         self.expanded = True
 
-    def by_prior(self) -> tuple[list[int], float]:
-        """The edges by decreasing logit (the lower index first among equals), and the sum of
-        ``exp(logit)`` over all edges: what the Gumbel interior rule needs to treat every
-        unvisited edge at once (they share one completed value). Computed on the first ask:
-        most expanded nodes are never selected from."""
-        if self._by_prior is None:
-            logits = self.logits
-            self._by_prior = sorted(range(len(logits)), key=logits.__getitem__, reverse=True)
-            self._exp_sum = float(np.exp(np.asarray(logits)).sum())
-        return self._by_prior, self._exp_sum
+    def exp_sum(self) -> float:
+        """``sum(exp(logit))`` over all edges, which the Gumbel interior rule needs to treat
+        every unvisited edge at once (they share one completed value). Computed on the first
+        ask: most expanded nodes are never selected from."""
+        if self._exp_sum < 0.0:
+            self._exp_sum = float(np.exp(self.logits).sum())
+        return self._exp_sum
 
     def count_visit(self, i: int) -> None:
         """One more simulation through edge ``i`` (its value is added by the caller)."""
-        if not self.N[i]:
-            insort(self.visited, i)
         self.N[i] += 1
         self.total += 1
 
@@ -119,7 +110,7 @@ class Node:
 
     def q(self) -> list[float]:
         """Mean value of each visited edge for this node's player (0 where unvisited)."""
-        return [w / n if n else 0.0 for n, w in zip(self.N, self.W)]
+        return [w / n if n else 0.0 for n, w in zip(self.N.tolist(), self.W.tolist())]
 
 
 def restrict_mask(legal: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:

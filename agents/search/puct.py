@@ -10,21 +10,15 @@ import math
 import numpy as np
 
 from agents.config import SearchConfig
+from agents.search import kernels
 from agents.search.algorithm import Algorithm, Target
 from agents.search.node import Node
 
 
-def puct_choice(node: Node, cfg: SearchConfig, prior: list[float]) -> int:
+def puct_choice(node: Node, cfg: SearchConfig, prior: np.ndarray) -> int:
     """argmax Q + c_puct * P * sqrt(N + 1) / (1 + n); unvisited edges: first-play urgency =
-    the node's own value estimate."""
-    sq = cfg.c_puct * math.sqrt(node.total + 1)
-    fpu = node.raw_value
-    best, best_score = 0, -math.inf
-    for i, (n, w) in enumerate(zip(node.N, node.W)):
-        score = (w / n if n else fpu) + sq * prior[i] / (1 + n)
-        if score > best_score:
-            best, best_score = i, score
-    return best
+    the node's own value estimate (compiled: :func:`agents.search.kernels.puct_choice`)."""
+    return kernels.puct_choice(node.N, node.W, prior, node.total, node.raw_value, cfg.c_puct)
 
 
 class Puct(Algorithm):
@@ -37,7 +31,8 @@ class Puct(Algorithm):
         if cfg.dirichlet_fraction > 0 and k > 1:
             noise = self.rng.dirichlet([cfg.dirichlet_alpha] * k)
             f = cfg.dirichlet_fraction
-            self.root_prior = [(1 - f) * p + f * x for p, x in zip(root.prior, noise)]
+            self.root_prior = np.array([(1 - f) * p + f * x
+                                        for p, x in zip(root.prior.tolist(), noise)])
         super().prepare(root)
 
     def select_root(self, root: Node, sim: int) -> int:
@@ -48,7 +43,7 @@ class Puct(Algorithm):
         if k > 0 and root.total > 0:
             forced = [
                 (p, i)
-                for i, (p, n) in enumerate(zip(prior, root.N))
+                for i, (p, n) in enumerate(zip(prior.tolist(), root.N.tolist()))
                 if p > 0 and n < math.sqrt(k * p * root.total)
             ]
             if forced:
@@ -68,16 +63,17 @@ class Puct(Algorithm):
         up to its forced playouts, as long as its PUCT score stays below the best child's;
         a child left with one visit or none is dropped. The visits the search spent on
         trying a move do not teach the policy to play it."""
-        cfg, prior = self.cfg, self.root_prior
-        visits = list(root.N)
+        cfg, prior = self.cfg, self.root_prior.tolist()
+        visits = root.N.tolist()
+        W = root.W.tolist()
         total = root.total
         best = max(range(len(visits)), key=lambda i: visits[i])
         sq = cfg.c_puct * math.sqrt(total + 1)
-        best_score = root.W[best] / visits[best] + sq * prior[best] / (1 + visits[best])
+        best_score = W[best] / visits[best] + sq * prior[best] / (1 + visits[best])
         for i, n in enumerate(visits):
             if i == best or n == 0:
                 continue
-            q = root.W[i] / n
+            q = W[i] / n
             if q >= best_score:
                 continue  # it out-scores the best on value alone: keep every visit
             forced = math.sqrt(cfg.forced_playouts * prior[i] * total)

@@ -6,26 +6,20 @@ Target = the visit counts.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from agents.search.algorithm import Algorithm, Target
+from agents.search.kernels import ucb1_choice
 from agents.search.node import Node
 
 
 def uct_choice(node: Node, c: float, rng: np.random.Generator) -> int:
-    """UCB1: a random untried child while there is one, else the best mean + exploration."""
-    untried = [i for i, n in enumerate(node.N) if n == 0]
+    """UCB1: a random untried child while there is one, else the best mean + exploration
+    (compiled: :func:`agents.search.kernels.ucb1_choice`)."""
+    untried = np.flatnonzero(node.N == 0).tolist()
     if untried:
         return untried[int(rng.integers(len(untried)))] if len(untried) > 1 else untried[0]
-    log_total = math.log(node.total)
-    best, best_score = 0, -math.inf
-    for i, (n, w) in enumerate(zip(node.N, node.W)):
-        score = w / n + c * math.sqrt(log_total / n)
-        if score > best_score:
-            best, best_score = i, score
-    return best
+    return ucb1_choice(node.N, node.W, node.total, c)
 
 
 class Uct(Algorithm):
