@@ -7,6 +7,8 @@ values are backed up per player; non-terminal leaves go to an
 * :mod:`~agents.search.node` (:class:`Node`) and :mod:`~agents.search.tree` (:class:`Tree`,
   :class:`SearchResult`): the one tree that every algorithm shares: descents, expansion,
   backup with virtual loss, MCTS-Solver proofs, the result.
+* :mod:`~agents.search.kernels`: the interior selection rules (Gumbel's, PUCT, UCB1)
+  compiled over a node's edge arrays, the search's hot spot.
 * :mod:`~agents.search.algorithm`: what an algorithm supplies (root choice, interior
   choice, the policy target), one class each, picked from :data:`ALGORITHMS` by
   ``SearchConfig.algorithm``:
