@@ -93,18 +93,24 @@ class SearchConfig(FrozenModel):
     # pick that was predicted finds its leaf already evaluated. The same search, float for
     # float with a batch-invariant evaluator; fewer network calls (agents/search/tree.py).
     prefetch_cuts: bool = False
+    # Each leaf's priors and value are the mean over this many of the game's symmetries
+    # (agents/symmetric.py: one network call carries every transform); 1 = the position as
+    # it is. A small network's errors differ between a position and its mirror images, so
+    # the mean is a better estimate, at `symmetries` rows a leaf.
+    symmetries: int = Field(1, ge=1, le=64)
     # How the move is chosen from the search result: 0 = the best (ties at random),
     # > 0 = sampled from the improved policy (Gumbel) or visit counts (PUCT) ** (1/T).
     temperature: float = Field(0.0, ge=0.0, le=100.0)
 
     def as_json(self) -> dict[str, Any]:
         """The settings as JSON, for levels.json and players' identities (the arena's journal
-        keys). ``batch`` appears only when it is not 1, ``prefetch_cuts`` only when set: batch 1
-        is the search that every shipped level and journal was made with, so their entries and
-        keys stay as they were."""
+        keys). ``batch`` and ``symmetries`` appear only when they are not 1, ``prefetch_cuts``
+        only when set: the defaults are the search that every shipped level and journal was
+        made with, so their entries and keys stay as they were."""
         data = self.model_dump(mode="json")
-        if data["batch"] == 1:
-            del data["batch"]
+        for name in ("batch", "symmetries"):
+            if data[name] == 1:
+                del data[name]
         if not data["prefetch_cuts"]:
             del data["prefetch_cuts"]
         return data

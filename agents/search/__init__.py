@@ -44,6 +44,7 @@ from agents.search.node import Node, restrict_mask
 from agents.search.puct import Puct
 from agents.search.tree import SearchResult, Tree
 from agents.search.uct import Uct
+from agents.symmetric import SymmetricEvaluator
 from envs.core import Game
 
 __all__ = [
@@ -51,12 +52,25 @@ __all__ = [
     "Node",
     "SearchResult",
     "considered_visit_sequence",
+    "leaf_evaluator",
     "restrict_mask",
     "search",
 ]
 
 #: ``SearchConfig.algorithm`` -> the class that searches that way (one instance per root).
 ALGORITHMS: dict[str, type[Algorithm]] = {"gumbel": Gumbel, "puct": Puct, "uct": Uct}
+
+
+def leaf_evaluator(evaluator: Evaluator, cfg: SearchConfig,
+                   rng: np.random.Generator) -> Evaluator:
+    """What a search's leaves are worth: ``evaluator``'s answer, averaged over
+    ``cfg.symmetries`` of the board's symmetries, then mixed with a random playout's result
+    (``cfg.rollout_mix``)."""
+    if cfg.symmetries > 1:
+        evaluator = SymmetricEvaluator(evaluator, cfg.symmetries)
+    if cfg.rollout_mix > 0.0:
+        evaluator = RolloutMixEvaluator(evaluator, cfg.rollout_mix, rng, cfg.rollout_max_plies)
+    return evaluator
 
 
 def search(
@@ -75,7 +89,8 @@ def search(
     each tree then searches by its own, and gives what it gives searched alone, but for the
     order in which the trees draw from ``rng`` (in the order of ``states``: each root's noise
     at the start, each move at the end). Settings that wrap the evaluator
-    (``rollout_mix``, ``rollout_max_plies``) must be the same in all of them. ``root_masks``
+    (``rollout_mix``, ``rollout_max_plies``, ``symmetries``: :func:`leaf_evaluator`) must be
+    the same in all of them. ``root_masks``
     (one boolean mask or None per state) keeps each root to some of its legal actions, e.g.
     self-play's no-pass rule for the early game; the tree below is unchanged.
     """
@@ -90,12 +105,11 @@ def search(
         raise ValueError(f"{len(cfgs)} search configs for {len(states)} states")
     if not cfgs:
         return []
-    mix = {(c.rollout_mix, c.rollout_max_plies if c.rollout_mix > 0 else 0) for c in cfgs}
+    mix = {(c.rollout_mix, c.rollout_max_plies if c.rollout_mix > 0 else 0, c.symmetries)
+           for c in cfgs}
     if len(mix) > 1:
-        raise ValueError(f"one search call mixes its leaves' values one way, not {sorted(mix)}")
-    first = cfgs[0]
-    if first.rollout_mix > 0.0:
-        evaluator = RolloutMixEvaluator(evaluator, first.rollout_mix, rng, first.rollout_max_plies)
+        raise ValueError(f"one search call values its leaves one way, not {sorted(mix)}")
+    evaluator = leaf_evaluator(evaluator, cfgs[0], rng)
     trees = [Tree(game, s, c, ALGORITHMS[c.algorithm](c, rng)) for s, c in zip(states, cfgs)]
     priors, values = evaluator.evaluate(game, [t.root.state for t in trees])
     for t, p, v, m in zip(trees, priors, values, masks):

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from agents.config import SearchConfig
-from agents.evaluator import Evaluator, RolloutMixEvaluator
+from agents.evaluator import Evaluator
 from agents.search.node import Node
 from agents.search.tree import Tree
 from envs.core import Game
@@ -79,11 +79,10 @@ def analyse(
     ``report`` gets a partial one (``final`` False). ``top``: root moves listed."""
     if game.is_terminal(state):
         raise ValueError("cannot analyse a terminal state: the game is over")
-    from agents.search import ALGORITHMS
+    from agents.search import ALGORITHMS, leaf_evaluator
 
     t0 = time.perf_counter()
-    if cfg.rollout_mix > 0.0:
-        evaluator = RolloutMixEvaluator(evaluator, cfg.rollout_mix, rng, cfg.rollout_max_plies)
+    evaluator = leaf_evaluator(evaluator, cfg, rng)
     tree = Tree(game, state, cfg, ALGORITHMS[cfg.algorithm](cfg, rng))
     priors, values = evaluator.evaluate(game, [state])
     tree.start(priors[0], float(values[0]), None)
