@@ -32,34 +32,31 @@ class SymmetricEvaluator:
                 "network (infer)")
         self.inner = inner
         self.count = count
-        self._sources: dict[Any, np.ndarray] = {}  # game spec -> action sources (see below)
-
-    def _action_sources(self, game: Game, observation: np.ndarray) -> np.ndarray:
-        """``(k, A)``: in transform ``s``, the per-action entry at ``a`` comes from the
-        position's action ``sources[s, a]`` (``game.apply_symmetry`` of an index array)."""
-        found = self._sources.get(game.spec)
-        if found is None:
-            k = min(self.count, game.spec.num_symmetries)
-            index = np.arange(game.spec.num_actions, dtype=np.float64)
-            found = np.stack([
-                np.rint(game.apply_symmetry(s, observation, index)[1]).astype(np.int64)
-                for s in range(k)])
-            self._sources[game.spec] = found
-        return found
 
     def evaluate(self, game: Game, states: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         obs, masks = observations_and_masks(game, states)
-        if len(states) == 0 or game.spec.num_symmetries == 1:
+        k, n = min(self.count, game.spec.num_symmetries), len(states)
+        if n == 0 or k == 1:
             return self.inner.infer(obs, masks)
-        sources = self._action_sources(game, obs[0])
-        k, n = len(sources), len(states)
-        views = [game.apply_symmetry(s, obs, masks) for s in range(k)]
-        priors, values = self.inner.infer(
-            np.concatenate([o for o, _ in views]), np.concatenate([m for _, m in views]))
+        # Transform s of position i: its observation, and where each of its per-action
+        # entries comes from (``game.apply_symmetry`` of an index array; per position, since
+        # a game's action permutation may depend on the position, as TriGolden's does).
+        index = np.arange(game.spec.num_actions, dtype=np.float64)
+        views_obs = np.empty((k, *obs.shape), dtype=obs.dtype)
+        sources = np.empty((k, *masks.shape), dtype=np.int64)
+        for s in range(k):
+            for i in range(n):
+                o, src = game.apply_symmetry(s, obs[i], index)
+                views_obs[s, i] = o
+                sources[s, i] = np.rint(src)
+        rows = np.arange(n)[:, None]
+        views_masks = masks[rows, sources]  # (k, n, A): the mask as each transform sees it
+        priors, values = self.inner.infer(views_obs.reshape(k * n, *obs.shape[1:]),
+                                          views_masks.reshape(k * n, -1))
         mean = np.zeros(masks.shape, dtype=np.float64)
         for s in range(k):
             back = np.empty(masks.shape, dtype=np.float64)
-            back[:, sources[s]] = priors[s * n:(s + 1) * n]  # entry a came from sources[s, a]
+            back[rows, sources[s]] = priors[s * n:(s + 1) * n]  # entry a came from sources[s, a]
             mean += back
         value = values.reshape(k, n).astype(np.float64).mean(axis=0)
         return (mean / k).astype(np.float32), value.astype(np.float32)

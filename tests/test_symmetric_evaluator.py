@@ -18,7 +18,9 @@ from envs.fangqi.features import transform_state
 
 def _network(game) -> NetworkEvaluator:
     torch.manual_seed(0)
-    return NetworkEvaluator(build_network(game.spec, NetworkConfig(channels=8, blocks=1)))
+    kind = "tokens" if game.spec.id == "trigolden" else "resnet"
+    return NetworkEvaluator(build_network(game.spec, NetworkConfig(kind=kind, channels=8,
+                                                                   blocks=1)))
 
 
 def _positions(game, n: int, seed: int) -> list:
@@ -52,10 +54,14 @@ def test_the_mean_over_every_symmetry_turns_with_the_board() -> None:
     assert not np.allclose(plain_p, mirrored, atol=1e-4)  # the plain network is not symmetric
 
 
-def test_priors_stay_a_distribution_over_the_legal_actions() -> None:
-    game = make_game("stereo_go", board="9x9")
+@pytest.mark.parametrize("game_id,options,count", [
+    ("stereo_go", {"board": "9x9"}, 4), ("trigolden", {}, 2), ("stereo_go", {}, 3)])
+def test_priors_stay_a_distribution_over_the_legal_actions(game_id, options, count) -> None:
+    """Also where the action permutation depends on the position (TriGolden's mirror moves a
+    mirror-symmetric target's edge labels) and on the cylinder (its symmetries shift it)."""
+    game = make_game(game_id, **options)
     states = _positions(game, 6, seed=2)
-    priors, values = SymmetricEvaluator(_network(game), 4).evaluate(game, states)
+    priors, values = SymmetricEvaluator(_network(game), count).evaluate(game, states)
     masks = np.stack([game.legal_mask(s) for s in states])
     np.testing.assert_allclose(priors.sum(axis=1), 1.0, atol=1e-5)
     assert (priors[~masks] == 0).all() and values.shape == (len(states),)
