@@ -60,11 +60,12 @@ def test_one_config_as_a_list_is_the_single_config_call() -> None:
     assert [as_record(r) for r in one] == [as_record(r) for r in listed]
 
 
-def test_configs_must_match_the_states_and_the_value_mix() -> None:
+def test_configs_must_match_the_states_and_how_leaves_are_valued() -> None:
     game = make_game("stereo_go", board="9x9")
     states = _go_positions(game, 2)
     with pytest.raises(ValueError, match="configs for 2 states"):
         search(game, states, HashEvaluator(), [SearchConfig()], np.random.default_rng(0))
-    mixed = [SearchConfig(), SearchConfig(rollout_mix=0.5)]
-    with pytest.raises(ValueError, match="mixes its leaves' values"):
-        search(game, states, HashEvaluator(), mixed, np.random.default_rng(0))
+    for other in (SearchConfig(rollout_mix=0.5), SearchConfig(symmetries=2)):
+        with pytest.raises(ValueError, match="values its leaves one way"):
+            search(game, states, HashEvaluator(), [SearchConfig(), other],
+                   np.random.default_rng(0))
