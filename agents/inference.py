@@ -60,7 +60,11 @@ class CachedInfer:
         n = len(observations)
         obs = np.ascontiguousarray(observations, dtype=np.float32)
         msk = np.ascontiguousarray(masks, dtype=bool)
-        keys = [obs[i].tobytes() + msk[i].tobytes() for i in range(n)]
+        # A row's key: its observation's bytes, then its mask's bits (a fixed length, so the
+        # two parts cannot run into each other; a bit a legal action, not a byte: TriGolden's
+        # 5,190-action masks were more than half of every key to hash).
+        bits = np.packbits(msk, axis=1)
+        keys = [obs[i].tobytes() + bits[i].tobytes() for i in range(n)]
         priors = np.zeros(msk.shape, dtype=np.float32)
         values = np.zeros(n, dtype=np.float32)
         missing: list[int] = []

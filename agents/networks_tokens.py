@@ -109,6 +109,14 @@ class TokenTransformer(nn.Module):
         value = torch.tanh(self.value_head(pooled)).squeeze(1)
         return logits, value
 
+    def cpu_inference(self) -> Any:
+        """This network's weights, as they are now, in a compiled CPU forward pass
+        (:class:`agents.tokens_cpu.TokensCPU`): what ``NetworkEvaluator`` runs for fixed
+        weights on the CPU."""
+        from agents.tokens_cpu import TokensCPU
+
+        return TokensCPU(self)
+
     def trim(self, observations: np.ndarray) -> tuple[int, tuple[slice, ...]] | None:
         """The rows worth computing for a batch, and the actions they score: the global row
         and the slots up to the last one any position fills (slots fill in placement order,

@@ -1,5 +1,7 @@
 """Milliseconds a network call of one checkpoint at several batch sizes, one thread, as the
-search calls it (``NetworkEvaluator.infer``: the traced network and the masked softmax).
+search calls it (``NetworkEvaluator.infer``: the network as served, with the masked softmax;
+for a network with a compiled CPU pass, :mod:`agents.tokens_cpu`, also the frozen TorchScript
+graph it replaces, one after the other at each batch size).
 
 The positions come from seeded uniformly random games (``envs.policies.random_positions``: any
 depth, in a random order, so a batch mixes openings and later positions), and two checkouts of
@@ -40,19 +42,21 @@ def main() -> None:
     game = loaded.game
     obs, masks = observations_and_masks(
         game, random_positions(game, args.positions, np.random.default_rng(args.seed)))
-    evaluator = NetworkEvaluator(loaded.model, traced=True)
+    evaluators = {"as served": NetworkEvaluator(loaded.model, traced=True)}
+    if evaluators["as served"]._compiled is not None:  # also the frozen graph it replaces
+        evaluators["frozen graph"] = NetworkEvaluator(loaded.model, traced=True, compiled=False)
     print(f"{args.checkpoint}: {len(obs)} positions")
     for batch in args.batches:
         rows = [np.arange(i, i + batch) % len(obs) for i in range(0, len(obs), batch)]
-        evaluator.infer(obs[rows[0]], masks[rows[0]])  # traces on first use
-        calls, start = 0, time.perf_counter()
-        while time.perf_counter() - start < args.seconds:
-            r = rows[calls % len(rows)]
-            evaluator.infer(obs[r], masks[r])
-            calls += 1
-        ms = (time.perf_counter() - start) / calls * 1e3
-        print(f"batch {batch:3d}: {ms:7.3f} ms a call, {ms / batch:6.3f} ms a row")
-
+        for name, evaluator in evaluators.items():
+            evaluator.infer(obs[rows[0]], masks[rows[0]])  # traces on first use
+            calls, start = 0, time.perf_counter()
+            while time.perf_counter() - start < args.seconds:
+                r = rows[calls % len(rows)]
+                evaluator.infer(obs[r], masks[r])
+                calls += 1
+            ms = (time.perf_counter() - start) / calls * 1e3
+            print(f"batch {batch:3d}, {name:12s}: {ms:7.3f} ms a call, {ms / batch:6.3f} ms a row")
 
 if __name__ == "__main__":
     main()

@@ -46,7 +46,9 @@ def test_traced_evaluator_matches_eager(kind: str, game_id: str, options: dict) 
     game = envs.make_game(game_id, **options)
     model = build_network(game.spec, NetworkConfig(kind=kind, channels=16, blocks=1))
     eager = NetworkEvaluator(model)
-    traced = NetworkEvaluator(model, traced=True)
+    # The frozen graph itself (a network with a compiled CPU pass would run that instead:
+    # tests/test_tokens_cpu.py).
+    traced = NetworkEvaluator(model, traced=True, compiled=False)
     states = _positions(game, 40, seed=1)
     # First call traces on a single position; later calls use other batch sizes.
     for batch in (states[:1], states[1:8], states[8:40], states[5:6]):

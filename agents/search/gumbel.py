@@ -191,6 +191,8 @@ class Gumbel(Algorithm):
         self.cuts = [cut for _, cut in laid]
         self.gumbel_logits = [g + lg for g, lg in zip(self.gumbel, root.logits.tolist())]
         self.in_flight: dict[int, int] = {}  # root edge -> descents not yet backed up
+        self._sigma_at = -1  # the root's simulation count when _sigma was computed
+        self._sigma: tuple[dict[int, float], float] = ({}, 0.0)
 
     def batch_size(self, sim: int, count: int) -> int:
         """Up to the end of the current round; one in a round that cuts (:func:`rounds`)."""
@@ -235,7 +237,7 @@ class Gumbel(Algorithm):
         is the Gumbel-top-k sample)."""
         base = self.gumbel_logits
         # The scores of root_scores(), only for the actions with the scheduled count.
-        sigma, unvisited = completed_q_sparse(root, self.cfg)
+        sigma, unvisited = self._root_sigma(root)
         best, best_score = -1, -math.inf
         for i in self._due(root, sim):
             score = base[i] + sigma.get(i, unvisited)
@@ -245,6 +247,15 @@ class Gumbel(Algorithm):
             best = int(np.argmax(self.root_scores(root)))
         self.in_flight[best] = self.in_flight.get(best, 0) + 1
         return best
+
+    def _root_sigma(self, root: Node) -> tuple[dict[int, float], float]:
+        """:func:`completed_q_sparse` of the root, computed again only once a simulation has
+        been backed up (the descents of a batch all choose on the same statistics: nothing
+        marks a Gumbel edge in flight)."""
+        if self._sigma_at != root.total:
+            self._sigma = completed_q_sparse(root, self.cfg)
+            self._sigma_at = root.total
+        return self._sigma
 
     def backed_up(self, i: int) -> None:
         left = self.in_flight[i] - 1
