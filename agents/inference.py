@@ -65,28 +65,33 @@ class CachedInfer:
         # 5,190-action masks were more than half of every key to hash).
         bits = np.packbits(msk, axis=1)
         keys = [obs[i].tobytes() + bits[i].tobytes() for i in range(n)]
-        priors = np.zeros(msk.shape, dtype=np.float32)
-        values = np.zeros(n, dtype=np.float32)
-        missing: list[int] = []
+        found: dict[int, tuple[np.ndarray, float]] = {}
         with self._lock:
             for i, key in enumerate(keys):
                 row = self._rows.get(key)
-                if row is None:
-                    missing.append(i)
-                else:
+                if row is not None:
                     self._rows.move_to_end(key)
-                    priors[i], values[i] = row
-            self.hits += n - len(missing)
-            self.misses += len(missing)
-        if not missing:
-            return priors, values
-        p, v = self._infer(obs[missing], msk[missing])
-        priors[missing], values[missing] = p, v
+                    found[i] = row
+            self.hits += len(found)
+            self.misses += n - len(found)
+        missing = [i for i in range(n) if i not in found]
+        if not found:  # a search's new leaves, usually: the network's answer as it is
+            priors, values = self._infer(obs, msk)
+            fresh = priors
+        else:
+            priors = np.zeros(msk.shape, dtype=np.float32)
+            values = np.zeros(n, dtype=np.float32)
+            for i, (prior, value) in found.items():
+                priors[i], values[i] = prior, value
+            if not missing:
+                return priors, values
+            fresh, v = self._infer(obs[missing], msk[missing])
+            priors[missing], values[missing] = fresh, v
         with self._lock:
             for j, i in enumerate(missing):
                 if keys[i] not in self._rows:
-                    self._rows[keys[i]] = (np.array(p[j], dtype=np.float32), float(v[j]))
-                    self._bytes += len(keys[i]) + p[j].nbytes + 64
+                    self._rows[keys[i]] = (fresh[j].copy(), float(values[i]))
+                    self._bytes += len(keys[i]) + fresh[j].nbytes + 64
             while self._bytes > self.max_bytes and self._rows:
                 key, (prior, _) = self._rows.popitem(last=False)
                 self._bytes -= len(key) + prior.nbytes + 64
