@@ -38,10 +38,10 @@ def _positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return observations_and_masks(GAME, states)
 
 
-@pytest.mark.parametrize(("channels", "blocks"), [(16, 2), (32, 1), (12, 3)])
+@pytest.mark.parametrize(("channels", "blocks"), [(16, 2), (32, 1), (10, 3)])
 def test_same_priors_and_values_as_the_module(channels: int, blocks: int) -> None:
-    """Random weights of several shapes (heads 4, or 1 where the width is not a multiple of
-    4: 12 is), positions from the empty board to late games."""
+    """Random weights of several shapes (4 heads, or 1 where the width is not a multiple of
+    4, as 10), positions from the empty board to late games."""
     net = _net(channels + blocks, channels, blocks)
     obs, masks = _positions(40, channels)
     want_p, want_v = _module(net, obs, masks)
