@@ -3,11 +3,11 @@ position at a time, on its occupied tokens only.
 
 Why: the network is tiny (width 32, two layers), so a TorchScript call at the batches a
 search sends (1-16 positions) is nearly all per-operator overhead: allocations, dispatch and
-tensor iterators around ~70 operators, not arithmetic (py-spy, issue 34: BLAS was ~5% of a
-TriGolden-scoring master's network time). Here one compiled call runs the whole forward pass
-of a batch, and each position attends over its own pieces alone (the global token and the
-occupied slots; empty slots are padding, which changes no output of the network), so a
-mid-game position computes ~25 tokens, not the batch's widest.
+tensor iterators around ~70 operators, not arithmetic (py-spy, issue 34: the matrix products
+were a few percent of a TriGolden-scoring master's network time). Here one compiled call runs
+the whole forward pass of a batch, and each position attends over its own pieces alone (the
+global token and the occupied slots; empty slots are padding, which changes no output of the
+network), so a mid-game position computes ~25 tokens, not the batch's widest.
 
 Same arithmetic as the module's ``forward`` (pre-norm layers, ReLU, LayerNorm, tanh value), in
 float32, summed in another order: outputs agree to ~1e-6 (tests/test_tokens_cpu.py), and a

@@ -211,7 +211,7 @@ class Gumbel(Algorithm):
         counting the descents in flight, by gumbel + logits + sigma(completed Q). Marks
         nothing in flight."""
         base = self.gumbel_logits
-        sigma, unvisited = completed_q_sparse(root, self.cfg)
+        sigma, unvisited = self._root_sigma(root)
         scored = [(-(base[i] + sigma.get(i, unvisited)), i) for i in self._due(root, sim)]
         scored.sort()
         return [i for _, i in scored[:count]]
