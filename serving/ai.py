@@ -17,6 +17,7 @@ finished); a search running in this process's own threads is left to end with th
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -226,6 +227,10 @@ class AIEngine:
                 model.network.evaluate(game, [game.initial_state()])
             except Unavailable:
                 continue
+        # What is loaded by now (networks, kernels, the modules behind them) lives as long as
+        # the process: out of the collector's sight, its full passes, which the searches'
+        # short-lived objects keep triggering, no longer walk it (4-5% of a TriGolden move).
+        gc.freeze()
         self.warm = True
 
     def _serve(self, level: Level) -> None:

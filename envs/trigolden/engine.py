@@ -131,14 +131,16 @@ def board_arrays(board: Board, max_pieces: int) -> tuple[np.ndarray, np.ndarray]
 class Core:
     """The compiled core's view of one state (arrays never changed after construction)."""
 
-    __slots__ = ("kernel", "bi", "bf", "li", "lf", "nl", "legal", "sc", "touch", "refused",
-                 "flags", "n", "_legal_set")
+    __slots__ = ("kernel", "bi", "bf", "li", "lf", "nl", "split", "legal", "sc", "touch",
+                 "refused", "flags", "n", "_legal_set")
 
     def __init__(self, kernel: Kernel, bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray,
-                 lf: np.ndarray, nl: int, opts: tuple) -> None:
+                 lf: np.ndarray, nl: int, split: int, opts: tuple) -> None:
         self.kernel = kernel
         self.bi, self.bf, self.n = bi, bf, n
-        self.li, self.lf, self.nl = li, lf, nl
+        # Both players' placements legal under rules 1-4: player 0's in rows [0, split),
+        # player 1's in [split, nl), each of kinds still in hand (``kplay.advance_list``).
+        self.li, self.lf, self.nl, self.split = li, lf, nl, split
         self.legal, self.sc, self.touch, self.refused, self.flags = opts[:5]
         self._legal_set: frozenset[int] | None = None
 
@@ -220,9 +222,9 @@ class Kernel:
         hand = (self.rules.n,) * self.rules.K
         hands = np.array((hand, hand), dtype=np.int64)
         li, lf = self._no_list
-        opts = options(bi, bf, 0, li, lf, 0, 0, hands, -1, False, False, self.standard,
+        opts = options(bi, bf, 0, li, lf, 0, 0, 0, hands, -1, False, False, self.standard,
                        self.tab)
-        core = Core(self, bi, bf, 0, li, lf, 0, opts)
+        core = Core(self, bi, bf, 0, li, lf, 0, 0, opts)
         return TriGoldenState((), None, (hand, hand), 0, -1, False, False, (), (0, 0), ONGOING,
                               -1, (), None, 0.0, core)
 
@@ -231,8 +233,8 @@ class Kernel:
         c = state.core
         bi, bf = c.bi.copy(), c.bf.copy()
         hands = np.array(state.hands, dtype=np.int64)
-        structs, gained, info, passes, opts, li, lf, nl = step(
-            bi, bf, c.n, c.li, c.lf, c.nl, action, state.to_play, hands, state.first,
+        structs, gained, info, passes, opts, li, lf, nl, split = step(
+            bi, bf, c.n, c.li, c.lf, c.nl, c.split, action, state.to_play, hands, state.first,
             state.free_pairs, self.standard, self.bracing, self.tab)
         structures = state.structures
         if len(structs):
@@ -244,7 +246,7 @@ class Kernel:
             past = past + tuple((n, int(p)) for p in passes[:info[I_NPASS]].tolist())
         h = hands.tolist()
         scores = (state.scores[0] + int(gained[0]), state.scores[1] + int(gained[1]))
-        core = Core(self, bi, bf, n, li, lf, nl, opts)
+        core = Core(self, bi, bf, n, li, lf, nl, split, opts)
         return TriGoldenState(
             state.moves + (action,), None, (tuple(h[0]), tuple(h[1])), int(info[I_TO_PLAY]),
             int(info[I_FIRST]), bool(info[I_CONTACT]), bool(info[I_FREE]), structures, scores,
@@ -258,7 +260,7 @@ class Kernel:
         c = state.core
         scores = np.array(state.scores, dtype=np.int64)
         outcome, claimant, _ = random_playout(
-            c.bi.copy(), c.bf.copy(), c.n, c.li, c.lf, c.nl,
+            c.bi.copy(), c.bf.copy(), c.n, c.li, c.lf, c.nl, c.split,
             np.array(state.hands, dtype=np.int64), state.to_play, state.first,
             state.free_pairs, c.legal, scores, self.standard, self.bracing, rng, max_plies,
             self.tab)

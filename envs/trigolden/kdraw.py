@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.trigolden.kgeom import ACTION, FROW, KIND, OWNER, ROW, SC, TARGET, compatible, copy_row
+from envs.trigolden.kgeom import ACTION, FROW, ROW, SC, TARGET, compatible
 from envs.trigolden.kobl import answered, keeps_exactly, witnesses
 from envs.trigolden.kpairs import has_partner, pair_ok
 
@@ -21,18 +21,11 @@ ILLEGAL, BREAKS, KEEPS = 0, 1, 2
 
 
 @njit(cache=True)
-def select(li: np.ndarray, lf: np.ndarray, nl: int, player: int,
-           hand: np.ndarray) -> tuple:
-    """The placements of ``player`` in the list, of kinds still in hand (copied rows)."""
-    ci = np.empty((max(nl, 1), ROW), dtype=np.int64)
-    cf = np.empty((max(nl, 1), FROW))
-    nc = 0
-    for c in range(nl):
-        if li[c, OWNER] == player and hand[li[c, KIND]] > 0:
-            copy_row(ci, nc, li, c)
-            copy_row(cf, nc, lf, c)
-            nc += 1
-    return ci, cf, nc
+def section(li: np.ndarray, lf: np.ndarray, nl: int, split: int, player: int) -> tuple:
+    """The placements of ``player`` in the list: views, not copies. The list holds player
+    0's placements first (``[0, split)``), then player 1's, each of kinds still in hand."""
+    lo, hi = (0, split) if player == 0 else (split, nl)
+    return li[lo:hi], lf[lo:hi], hi - lo
 
 
 @njit(cache=True)
@@ -64,10 +57,10 @@ def _quick(bi: np.ndarray, bf: np.ndarray, n: int, ci: np.ndarray, cf: np.ndarra
 
 
 @njit(cache=True)
-def _judge(li: np.ndarray, lf: np.ndarray, nl: int, opponent: int, opp_hand: np.ndarray,
-           nc: int) -> tuple:
+def _judge(li: np.ndarray, lf: np.ndarray, nl: int, split: int, opponent: int,
+           opp_hand: np.ndarray, nc: int) -> tuple:
     """The lazily filled tables of the obligation's tests for nc placements."""
-    oi, of, no = select(li, lf, nl, opponent, opp_hand)
+    oi, of, no = section(li, lf, nl, split, opponent)
     wit = witnesses(oi, of, no, opp_hand)
     return (oi, of, wit, np.zeros(nc, dtype=np.uint64), np.zeros(nc, dtype=np.bool_),
             np.zeros(nc, dtype=np.int64), np.empty((2 * nc, ROW), dtype=np.int64),
@@ -76,12 +69,13 @@ def _judge(li: np.ndarray, lf: np.ndarray, nl: int, opponent: int, opp_hand: np.
 
 @njit(cache=True)
 def draw_second(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.ndarray,
-                nl: int, mover: int, hands: np.ndarray, first: int, first_contact: bool,
+                nl: int, split: int, mover: int, hands: np.ndarray, first: int,
+                first_contact: bool,
                 rng: np.random.Generator, tab: tuple) -> int:
     """``playout.draw_second_piece``: a uniform second piece of the turn whose first piece
     is ``first`` (standard), among those keeping the obligation when any does; -1 if none."""
-    hand, opp_hand = hands[mover], hands[1 - mover]
-    ci, cf, nc = select(li, lf, nl, mover, hand)
+    opp_hand = hands[1 - mover]
+    ci, cf, nc = section(li, lf, nl, split, mover)
     sel = np.empty(nc, dtype=np.int64)
     ns = 0
     for i in range(nc):
@@ -93,7 +87,7 @@ def draw_second(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.n
     if opp_hand.sum() == 0:
         return ci[sel[rng.integers(0, ns)], ACTION]
     order = rng.permutation(ns)
-    judge = _judge(li, lf, nl, 1 - mover, opp_hand, nc)
+    judge = _judge(li, lf, nl, split, 1 - mover, opp_hand, nc)
     for p in order:
         i = sel[p]
         if _quick(bi, bf, n, ci, cf, i, -1, 1 - mover, opp_hand, tab, judge) or \
@@ -104,15 +98,15 @@ def draw_second(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.n
 
 @njit(cache=True)
 def draw_first(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.ndarray,
-               nl: int, player: int, hands: np.ndarray, rng: np.random.Generator,
-               tab: tuple) -> int:
+               nl: int, split: int, player: int, hands: np.ndarray,
+               rng: np.random.Generator, tab: tuple) -> int:
     """``playout.draw_first_piece``: a uniform first piece of a legal turn of ``player``,
     among those whose turns keep the obligation when any does; -1: no legal complete turn."""
     hand, opp_hand = hands[player], hands[1 - player]
-    ci, cf, nc = select(li, lf, nl, player, hand)
+    ci, cf, nc = section(li, lf, nl, split, player)
     order = rng.permutation(nc)
     oblige = opp_hand.sum() > 0
-    judge = _judge(li, lf, nl, 1 - player, opp_hand, nc if oblige else 0)
+    judge = _judge(li, lf, nl, split, 1 - player, opp_hand, nc if oblige else 0)
     single = hand.sum() == 1
     seen = np.empty(nc, dtype=np.int64)
     fallback = -1
