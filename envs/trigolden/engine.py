@@ -191,6 +191,20 @@ class Core:
                            unavoidable)
 
 
+def _board_copy(core: Core, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """The board arrays of ``core`` with room for ``rows`` pieces, the unused rows zero.
+
+    Why not ``copy()``: a state's arrays hold its pieces and nothing more (the next one is
+    written by ``kplay.step``), so a tree's states stay small; copying whole arrays of
+    ``max_pieces`` slots for every child measured 4% of a TriGolden master's move."""
+    n = core.n
+    bi = np.zeros((rows, ROW), dtype=np.int64)
+    bf = np.zeros((rows, FROW))
+    bi[:n] = core.bi[:n]
+    bf[:n] = core.bf[:n]
+    return bi, bf
+
+
 class Kernel:
     """The compiled core for one rules object and scoring mode."""
 
@@ -231,7 +245,7 @@ class Kernel:
     def apply(self, state: TriGoldenState, action: int) -> TriGoldenState:
         """The state after a legal action (``state.place`` and ``state.next_turn``)."""
         c = state.core
-        bi, bf = c.bi.copy(), c.bf.copy()
+        bi, bf = _board_copy(c, c.n + 1)
         hands = np.array(state.hands, dtype=np.int64)
         structs, gained, info, passes, opts, li, lf, nl, split = step(
             bi, bf, c.n, c.li, c.lf, c.nl, c.split, action, state.to_play, hands, state.first,
@@ -260,7 +274,7 @@ class Kernel:
         c = state.core
         scores = np.array(state.scores, dtype=np.int64)
         outcome, claimant, _ = random_playout(
-            c.bi.copy(), c.bf.copy(), c.n, c.li, c.lf, c.nl, c.split,
+            *_board_copy(c, self.rules.max_pieces), c.n, c.li, c.lf, c.nl, c.split,
             np.array(state.hands, dtype=np.int64), state.to_play, state.first,
             state.free_pairs, c.legal, scores, self.standard, self.bracing, rng, max_plies,
             self.tab)

@@ -2,8 +2,10 @@
 contacts with the board, placing a piece and the structures it adds.
 
 A board is two arrays with one row per piece slot (``kgeom`` row layout): ``bi`` int64
-``(max_pieces, ROW)`` and ``bf`` float64 ``(max_pieces, FROW)``, of which the first ``n`` rows
-are the pieces in placement order. Candidates use the same rows, so every predicate works on
+``(slots, ROW)`` and ``bf`` float64 ``(slots, FROW)``, of which the first ``n`` rows are the
+pieces in placement order; nothing reads a row past ``n``, and placing piece ``n`` needs one
+more slot (a state's arrays have ``n + 1`` while its child is made, a playout's
+``max_pieces``). Candidates use the same rows, so every predicate works on
 either. Why no incremental memo (the Python engine keeps one): with exact tests only for the
 pieces a candidate's box comes near, building every candidate from scratch costs a few
 microseconds, and a position is then a pure function of its pieces.
