@@ -43,6 +43,11 @@ def test_a_fingerprint_changes_with_the_weights_and_the_search(tmp_path: Path) -
     assert same != fingerprint(Level("5", "master", checkpoint=b, search=SEARCH))
     assert same != fingerprint(Level("5", "master", checkpoint=a,
                                      search={**SEARCH, "simulations": 64}))
+    # Gumbel's batches make the sequential search's moves: the same strength.
+    assert same == fingerprint(Level("5", "master", checkpoint=a, search={**SEARCH, "batch": 16}))
+    puct = {**SEARCH, "algorithm": "puct"}
+    assert fingerprint(Level("5", "master", checkpoint=a, search=puct)) != fingerprint(
+        Level("5", "master", checkpoint=a, search={**puct, "batch": 16}))  # virtual loss
     assert fingerprint(Level("random", "Random", player="random")) == "baseline:random"
     missing = fingerprint(Level("5", "master", checkpoint=tmp_path / "gone.pt"))
     assert missing.startswith("unreadable:")

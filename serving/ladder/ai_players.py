@@ -125,8 +125,18 @@ def fingerprint(level: Level) -> str:
     except OSError:  # the level cannot play either; no measured points can be its own
         return f"unreadable:{level.checkpoint.name}"
     digest = hashlib.sha256(weights.encode())
-    digest.update(json.dumps(level.search, sort_keys=True).encode())
+    digest.update(json.dumps(_strength_settings(level.search), sort_keys=True).encode())
     return digest.hexdigest()[:16]
+
+
+def _strength_settings(search: dict[str, Any]) -> dict[str, Any]:
+    """The search settings a strength depends on. Gumbel's ``batch`` is not one: its batches
+    go down by sequential-halving rounds and make the sequential search's moves
+    (docs/training.md, "batch"), so a level switched to batches keeps its measured points.
+    PUCT's and UCT's batches use virtual loss, which changes their search: theirs counts."""
+    if search.get("algorithm", "gumbel") == "gumbel":
+        return {k: v for k, v in search.items() if k != "batch"}
+    return search
 
 
 def ai_levels(levels: LevelRegistry) -> list[AILevel]:
