@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from trigolden_positions import FORCED
 
+from envs import IllegalMove
 from envs.trigolden import TriGolden, TriGoldenConfig
 from envs.trigolden.engine import Kernel, board_arrays
 from envs.trigolden.kboard import candidates, new_board
@@ -112,6 +113,34 @@ def test_small_hands_match_the_reference_engine(variant, n):
 @pytest.mark.parametrize("n", [9, 4, 3])
 def test_many_games_match_the_reference_engine(variant, scoring, n):
     assert differential(variant, scoring, n, games=25, seed=100 + n) > 200
+
+
+def _verdict(game: TriGolden, state, move: str) -> int | str:
+    try:
+        return game.move_to_action(state, move)
+    except IllegalMove as exc:
+        return str(exc)
+
+
+def test_move_strings_read_the_same_on_both_engines():
+    """A move string is read from the core's arrays where a state has them (a request's
+    replay) and from the Python board otherwise: the same action or the same refusal."""
+    fast, ref = pair("standard", "bracing", 4)
+    rng = np.random.default_rng(5)
+    a, b = fast.initial_state(), ref.initial_state()
+    checked = 0
+    while not fast.is_terminal(a):
+        n = len(a.moves)
+        moves = [fast.action_to_move(a, int(x)) for x in fast.legal_actions(a)[:4]]
+        moves += ["T", "P'"] + [f"{kind}@{target}.{edge}/{own}" for kind in ("T", "P'", "G")
+                                for target in (0, max(n - 1, 0), n) for edge in (0, 3)
+                                for own in (0, 1)]
+        for move in moves:
+            assert _verdict(fast, a, move) == _verdict(ref, b, move), move
+            checked += 1
+        action = int(rng.choice(fast.legal_actions(a)))
+        a, b = fast.apply(a, action), ref.apply(b, action)
+    assert checked > 300
 
 
 def test_forced_position_matches_the_reference_engine():

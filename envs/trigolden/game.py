@@ -42,6 +42,7 @@ from envs.core import ConfigError, Game, GameSpec, IllegalMove, InvalidState
 from envs.trigolden import observation as obs_mod
 from envs.trigolden.engine import kernel_for, supported
 from envs.trigolden.geometry import Candidate
+from envs.trigolden.kgeom import KIND, NV, OWNER
 from envs.trigolden.match_score import match_result
 from envs.trigolden.obligation import ends_the_turn
 from envs.trigolden.pieces import GOLDEN, PieceSet, to_float
@@ -348,33 +349,34 @@ class TriGolden(Game[TriGoldenState]):
                    edge: int, face: int) -> int:
         if state.outcome != ONGOING:
             raise IllegalMove(move, "the game is over")
-        board = state.board
         if state.hands[state.to_play][kind] == 0:
             raise IllegalMove(move, f"{PLAYER_NAMES[state.to_play]} has no "
                                     f"{self.pieces.letters[kind]} left in hand")
+        placed = _placed_count(state)
         if target < 0:
-            if board.pieces:
+            if placed:
                 raise IllegalMove(move, "only the opening piece is placed without a target")
             k, f = self.pieces.opening_canonical[(kind, face)]
             return self.rules.encode_opening(k, f)
-        if not board.pieces:
+        if not placed:
             raise IllegalMove(move, "the opening piece is written as its kind alone, e.g. 'T'")
-        if target >= len(board.pieces):
+        if target >= placed:
             raise IllegalMove(move, f"there is no piece {target} on the board")
-        tp = board.pieces[target]
-        if tp.owner == state.to_play:
+        owner, target_kind, edges = _piece_facts(state, target)
+        if owner == state.to_play:
             raise IllegalMove(move, f"piece {target} is the mover's own piece; pieces attach "
                                     "to the opponent's pieces (rule 1)")
-        if not 0 <= te < len(tp.verts):
-            raise IllegalMove(move, f"piece {target} has edges 0..{len(tp.verts) - 1}")
+        if not 0 <= te < edges:
+            raise IllegalMove(move, f"piece {target} has edges 0..{edges - 1}")
         if not 0 <= edge < self.pieces.kinds[kind].num_edges:
             raise IllegalMove(move, f"a {self.pieces.letters[kind]} has edges "
                                     f"0..{self.pieces.kinds[kind].num_edges - 1}")
-        if self.pieces.edge_length(tp.kind, te) != self.pieces.edge_length(kind, edge):
+        if self.pieces.edge_length(target_kind, te) != self.pieces.edge_length(kind, edge):
             raise IllegalMove(move, "the two edges differ in length (rule 1)")
         f, e = self.pieces.canonical[(kind, face, edge)]
         action = self.rules.encode(target, te, kind, e, f)
-        if action not in state.options.legal:
+        legal = state.core.legal_set if state.core is not None else state.options.legal
+        if action not in legal:
             raise IllegalMove(move, self._why_illegal(state, action))
         return action
 
@@ -591,3 +593,19 @@ class TriGolden(Game[TriGoldenState]):
         else:
             lines.append("game over")
         return "\n".join(lines)
+
+
+def _placed_count(state: TriGoldenState) -> int:
+    """Pieces on the board, read from the compiled core where the state has one (building
+    the Python board for it cost a request's replay ~0.5 ms a move)."""
+    return state.core.n if state.core is not None else len(state.board.pieces)
+
+
+def _piece_facts(state: TriGoldenState, index: int) -> tuple[int, int, int]:
+    """``(owner, kind, edges)`` of the piece in slot ``index``, from the core where the state
+    has one."""
+    if state.core is not None:
+        row = state.core.bi[index]
+        return int(row[OWNER]), int(row[KIND]), int(row[NV])
+    piece = state.board.pieces[index]
+    return piece.owner, piece.kind, len(piece.verts)
