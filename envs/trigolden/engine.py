@@ -46,9 +46,9 @@ from envs.trigolden.kplay import (
     I_NPASS,
     I_OUTCOME,
     I_TO_PLAY,
+    child,
     options,
     random_playout,
-    step,
 )
 from envs.trigolden.kturn import options_from_scratch
 from envs.trigolden.pieces import GOLDEN, PieceKind, PieceSet, Shape, make_piece_set
@@ -191,15 +191,13 @@ class Core:
                            unavoidable)
 
 
-def _board_copy(core: Core, rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """The board arrays of ``core`` with room for ``rows`` pieces, the unused rows zero.
-
-    Why not ``copy()``: a state's arrays hold its pieces and nothing more (the next one is
-    written by ``kplay.step``), so a tree's states stay small; copying whole arrays of
-    ``max_pieces`` slots for every child measured 4% of a TriGolden master's move."""
+def _board_copy(core: Core) -> tuple[np.ndarray, np.ndarray]:
+    """The board arrays of ``core`` with room for a whole game (a playout's), the unused
+    rows zero. A state's own arrays hold its pieces and one free slot (``kplay.child``: so a
+    tree's states stay small; copying arrays of ``max_pieces`` slots for every child measured
+    4% of a TriGolden master's move)."""
     n = core.n
-    bi = np.zeros((rows, ROW), dtype=np.int64)
-    bf = np.zeros((rows, FROW))
+    bi, bf = new_board(core.kernel.rules.max_pieces)
     bi[:n] = core.bi[:n]
     bf[:n] = core.bf[:n]
     return bi, bf
@@ -245,11 +243,10 @@ class Kernel:
     def apply(self, state: TriGoldenState, action: int) -> TriGoldenState:
         """The state after a legal action (``state.place`` and ``state.next_turn``)."""
         c = state.core
-        bi, bf = _board_copy(c, c.n + 1)
         hands = np.array(state.hands, dtype=np.int64)
-        structs, gained, info, passes, opts, li, lf, nl, split = step(
-            bi, bf, c.n, c.li, c.lf, c.nl, c.split, action, state.to_play, hands, state.first,
-            state.free_pairs, self.standard, self.bracing, self.tab)
+        bi, bf, (structs, gained, info, passes, opts, li, lf, nl, split) = child(
+            c.bi, c.bf, c.n, c.li, c.lf, c.nl, c.split, action, state.to_play, hands,
+            state.first, state.free_pairs, self.standard, self.bracing, self.tab)
         structures = state.structures
         if len(structs):
             structures = structures + tuple(
@@ -274,7 +271,7 @@ class Kernel:
         c = state.core
         scores = np.array(state.scores, dtype=np.int64)
         outcome, claimant, _ = random_playout(
-            *_board_copy(c, self.rules.max_pieces), c.n, c.li, c.lf, c.nl, c.split,
+            *_board_copy(c), c.n, c.li, c.lf, c.nl, c.split,
             np.array(state.hands, dtype=np.int64), state.to_play, state.first,
             state.free_pairs, c.legal, scores, self.standard, self.bracing, rng, max_plies,
             self.tab)
