@@ -116,6 +116,11 @@ class AIEngine:
                 self.inference.ensure(path)
         self.processes: SearchProcesses | None = None
         if processes > 0:
+            # This process searches nothing but replays every request's moves: its rules'
+            # kernels load here too, or the first request of each game waits for them
+            # (~0.6 s for TriGolden's, measured).
+            threading.Thread(target=self.warm_rules, name="qizero-warm-rules",
+                             daemon=True).start()
             make_engine = partial(
                 _process_engine,
                 levels.root,
@@ -208,6 +213,20 @@ class AIEngine:
                 continue
             paths.update((lv.checkpoint, None) for lv in levels if lv.checkpoint is not None)
         return list(paths)
+
+    def warm_rules(self) -> None:
+        """Compile (or load) the rules' kernels of every game with served levels, under
+        each trained configuration's options (``envs.warm``); a table that cannot load is
+        left to fail, with its message, when asked for."""
+        import envs
+        from envs.warm import warm_kernels
+
+        for game_id in envs.game_ids():
+            for key in ["", *self.levels.variants(game_id)]:
+                try:
+                    warm_kernels(envs.make_game(game_id, **self.levels.table(game_id, key).options))
+                except (Unavailable, envs.QizeroError):
+                    continue
 
     def warm_up(self) -> None:
         """Load (and trace) every level's network and compile its game's kernels
