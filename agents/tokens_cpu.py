@@ -81,8 +81,9 @@ _ROWS = 32
 
 # The layers below write into scratch arrays that :func:`_forward` allocates once per call and
 # sizes for the widest position: allocating every intermediate of every position (some 40
-# arrays a position) was a third of the network's time (bench/network_speed.py, 0.070 ->
-# 0.046 ms a row at batch 16, the same floats bit for bit).
+# arrays a position) was about a third of the forward pass (0.070 -> 0.046 ms a row at batch
+# 16 in a timing loop of the pass alone; ``bench/network_speed.py``, as served, 0.072 -> 0.061),
+# the same floats bit for bit.
 
 
 @njit(cache=True)

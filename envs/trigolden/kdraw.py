@@ -70,8 +70,7 @@ def _judge(li: np.ndarray, lf: np.ndarray, nl: int, split: int, opponent: int,
 @njit(cache=True)
 def draw_second(bi: np.ndarray, bf: np.ndarray, n: int, li: np.ndarray, lf: np.ndarray,
                 nl: int, split: int, mover: int, hands: np.ndarray, first: int,
-                first_contact: bool,
-                rng: np.random.Generator, tab: tuple) -> int:
+                first_contact: bool, rng: np.random.Generator, tab: tuple) -> int:
     """``playout.draw_second_piece``: a uniform second piece of the turn whose first piece
     is ``first`` (standard), among those keeping the obligation when any does; -1 if none."""
     opp_hand = hands[1 - mover]
