@@ -17,6 +17,7 @@ against Shapely.
 from __future__ import annotations
 
 import decimal
+import zlib
 
 import numpy as np
 import pytest
@@ -97,7 +98,10 @@ def differential(variant: str, scoring: str, n: int, games: int, seed: int) -> i
 @pytest.mark.parametrize("variant", ["standard", "draft"])
 @pytest.mark.parametrize("scoring", ["bracing", "trigolden"])
 def test_games_match_the_reference_engine(variant, scoring):
-    assert differential(variant, scoring, 9, games=2, seed=hash((variant, scoring)) % 1000) > 100
+    # A fixed seed per case (``hash`` of a string changes from one process to the next, and
+    # some of its seeds gave games short enough to fail the count).
+    seed = zlib.crc32(f"{variant}/{scoring}".encode()) % 1000
+    assert differential(variant, scoring, 9, games=2, seed=seed) > 100
 
 
 @pytest.mark.parametrize("variant", ["standard", "draft"])
