@@ -200,33 +200,39 @@ class AIEngine:
         cfg = SearchConfig.model_validate(level.search)
         return SearchPlayer(f"level-{level.id}", model, cfg)
 
-    def _checkpoints(self) -> list[Path]:
-        """The weight files of every level of every game and trained configuration."""
+    def _tables(self) -> list[LevelTable]:
+        """Every game's levels tables, default and trained configurations; a table that
+        cannot load is left out (it fails, with its message, when asked for)."""
         import envs
 
-        tables = [(g, key) for g in envs.game_ids() for key in ["", *self.levels.variants(g)]]
-        paths: dict[Path, None] = {}
-        for game_id, key in tables:
-            try:
-                levels = self.levels.table(game_id, key).levels
-            except Unavailable:
-                continue
-            paths.update((lv.checkpoint, None) for lv in levels if lv.checkpoint is not None)
-        return list(paths)
-
-    def warm_rules(self) -> None:
-        """Compile (or load) the rules' kernels of every game with served levels, under
-        each trained configuration's options (``envs.warm``); a table that cannot load is
-        left to fail, with its message, when asked for."""
-        import envs
-        from envs.warm import warm_kernels
-
+        tables = []
         for game_id in envs.game_ids():
             for key in ["", *self.levels.variants(game_id)]:
                 try:
-                    warm_kernels(envs.make_game(game_id, **self.levels.table(game_id, key).options))
-                except (Unavailable, envs.QizeroError):
+                    tables.append(self.levels.table(game_id, key))
+                except Unavailable:
                     continue
+        return tables
+
+    def _checkpoints(self) -> list[Path]:
+        """The weight files of every level of every game and trained configuration."""
+        paths: dict[Path, None] = {}
+        for table in self._tables():
+            paths.update((lv.checkpoint, None) for lv in table.levels
+                         if lv.checkpoint is not None)
+        return list(paths)
+
+    def warm_rules(self) -> None:
+        """Compile (or load) the rules' kernels of every levels table's game, under the
+        options it was trained with (``envs.warm``)."""
+        import envs
+        from envs.warm import warm_kernels
+
+        for table in self._tables():
+            try:
+                warm_kernels(envs.make_game(table.game, **table.options))
+            except envs.QizeroError:  # options this checkout's rules refuse: fails when asked
+                continue
 
     def warm_up(self) -> None:
         """Load (and trace) every level's network and compile its game's kernels
